@@ -1,0 +1,102 @@
+"""The models the app and the command line offer: name -> how to load it.
+
+A model that cannot be loaded (a missing package, damaged weights) raises `ModelUnavailable`
+with a message for the user; the others keep working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol
+
+import torch
+
+from .tokenizers import Tokenized, WordTokenizer
+from .transformer import EncoderDecoder, TransformerConfig, make_model
+
+
+class ModelUnavailable(RuntimeError):
+    """This model cannot be loaded here; the message says why and what to do."""
+
+
+class Tokenizer(Protocol):
+    def encode(self, text: str, max_tokens: int) -> Tokenized: ...
+    def tokens(self, ids) -> list[str]: ...
+    def decode(self, ids) -> str: ...
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model ready to run, in eval mode, shared read-only by every caller."""
+
+    name: str
+    label: str
+    model: EncoderDecoder
+    tokenizer: Tokenizer
+    device: torch.device
+    max_source_tokens: int
+    special_tokens: frozenset[str] = frozenset()
+    info: Mapping = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    name: str
+    label: str
+    summary: str
+    load: Callable[[torch.device], LoadedModel]
+
+
+def default_device() -> torch.device:
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def corpus_tokenizer() -> WordTokenizer:
+    """One word vocabulary for English and German, like the paper's shared vocabulary."""
+    from . import corpus
+
+    words = corpus.english_vocabulary() + corpus.german_vocabulary()
+    return WordTokenizer(words, corpus.tokenize_english, corpus.detokenize_german)
+
+
+def _prepare(model: EncoderDecoder, device: torch.device) -> EncoderDecoder:
+    model = model.to(device).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model
+
+
+def load_untrained(device: torch.device) -> LoadedModel:
+    """The paper's base model (N=6, d_model=512, h=8) with seeded random weights."""
+    tokenizer = corpus_tokenizer()
+    config = TransformerConfig(src_vocab=len(tokenizer), tgt_vocab=len(tokenizer))
+    return LoadedModel(
+        name="paper-untrained",
+        label="Paper base model, untrained (random weights, seed 0)",
+        model=_prepare(make_model(config, seed=0), device),
+        tokenizer=tokenizer,
+        device=device,
+        max_source_tokens=128,
+        special_tokens=frozenset({"<s>", "</s>"}),
+    )
+
+
+MODELS: dict[str, ModelEntry] = {
+    entry.name: entry
+    for entry in [
+        ModelEntry(
+            "paper-untrained",
+            "Paper base model, untrained",
+            "N=6, d_model=512, h=8 as in Table 3, random weights: attention before any learning",
+            load_untrained,
+        ),
+    ]
+}
+
+
+def load(name: str, device: torch.device | None = None) -> LoadedModel:
+    if name not in MODELS:
+        raise ModelUnavailable(f"unknown model {name!r}; choose one of: {', '.join(MODELS)}")
+    return MODELS[name].load(device or default_device())

@@ -1,0 +1,419 @@
+"""The Transformer of "Attention Is All You Need" (Vaswani et al., 2017), Sections 3.1-3.5.
+
+One readable file, laid out like the paper so the two can be read side by side. Sub-layers are
+post-norm, as in the paper: LayerNorm(x + Dropout(Sublayer(x))).
+
+Every forward method takes a `RunSettings`: the per-call choices a viewer makes (scale of the
+attention logits, heads to ablate, positions on or off). Nothing a caller chooses is stored on
+the modules, so one model object can serve many users at once. Attention weights, queries and
+keys are returned, not hooked, so no state is left behind by a call.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import torch
+from torch import Tensor, nn
+from torch.nn import functional as F
+
+ATTENTION_KINDS = ("encoder_self", "decoder_self", "cross")
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """Hyper-parameters; the defaults are the paper's base model (Table 3)."""
+
+    src_vocab: int
+    tgt_vocab: int = 0  # 0: encoder only (e.g. a BERT-style pretrained encoder)
+    N: int = 6
+    d_model: int = 512
+    d_ff: int = 2048
+    h: int = 8
+    dropout: float = 0.1
+    max_len: int = 5000
+    # Section 3.4: one weight matrix for both embeddings and the pre-softmax linear map.
+    share_embeddings: bool = True
+    # Options that let our blocks host other trained weights (BERT-style encoders).
+    activation: str = "relu"  # "relu" (paper) or "gelu"
+    positions: str = "sinusoidal"  # "sinusoidal" (paper, Section 3.5) or "learned"
+    type_vocab: int = 0  # token-type (segment) embeddings; 0 = none
+    scale_embeddings: bool = True  # multiply embeddings by sqrt(d_model), Section 3.4
+    embedding_norm: bool = False  # LayerNorm on the summed input embeddings (BERT)
+    layer_norm_eps: float = 1e-5
+    pad_id: int = 0
+
+    def __post_init__(self):
+        if self.d_model % self.h:
+            raise ValueError(f"d_model={self.d_model} is not divisible by h={self.h}")
+        if self.activation not in ("relu", "gelu"):
+            raise ValueError(f"unknown activation {self.activation!r}")
+        if self.positions not in ("sinusoidal", "learned"):
+            raise ValueError(f"unknown positions {self.positions!r}")
+
+    @property
+    def d_k(self) -> int:
+        return self.d_model // self.h
+
+    @property
+    def is_encoder_decoder(self) -> bool:
+        return self.tgt_vocab > 0
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Per-call settings. `scale=None` is the paper's 1/sqrt(d_k).
+
+    `ablate` holds (kind, layer, head) triples whose head output is replaced by zeros before W^O.
+    """
+
+    scale: float | None = None
+    ablate: frozenset[tuple[str, int, int]] = field(default_factory=frozenset)
+    use_positions: bool = True
+
+    def __post_init__(self):
+        if self.scale is not None and not (math.isfinite(self.scale) and self.scale > 0):
+            raise ValueError(f"the attention scale must be a positive number, got {self.scale}")
+        object.__setattr__(self, "ablate", frozenset(self.ablate))
+        for kind, _, _ in self.ablate:
+            if kind not in ATTENTION_KINDS:
+                raise ValueError(f"unknown attention kind {kind!r}")
+
+    def heads_to_ablate(self, kind: str, layer: int) -> list[int]:
+        return sorted(head for k, lay, head in self.ablate if k == kind and lay == layer)
+
+
+DEFAULT_SETTINGS = RunSettings()
+
+
+# --- Section 3.2.1: Scaled Dot-Product Attention ------------------------------------------------
+
+
+def attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    mask: Tensor | None = None,
+    scale: float | None = None,
+    dropout: nn.Module | None = None,
+) -> tuple[Tensor, Tensor]:
+    """Eq. (1): Attention(Q, K, V) = softmax(Q K^T * scale) V, with scale = 1/sqrt(d_k) by default.
+
+    `mask` is broadcast against the logits; positions where it is False get weight exactly 0.
+    Returns the output and the attention weights.
+    """
+    if scale is None:
+        scale = 1.0 / math.sqrt(query.size(-1))
+    scores = torch.matmul(query, key.transpose(-2, -1)) * scale
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = scores.softmax(dim=-1)
+    if dropout is not None:
+        weights = dropout(weights)
+    return torch.matmul(weights, value), weights
+
+
+class AttentionRecord(NamedTuple):
+    """What one attention sub-layer computed: weights [B, h, q, k]; queries and keys [B, h, n, d_k]."""
+
+    weights: Tensor
+    queries: Tensor
+    keys: Tensor
+
+
+# --- Section 3.2.2: Multi-Head Attention ---------------------------------------------------------
+
+
+class MultiHeadedAttention(nn.Module):
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)."""
+
+    def __init__(self, kind: str, layer: int, h: int, d_model: int, dropout: float):
+        super().__init__()
+        self.kind, self.layer = kind, layer  # where this sits, for per-call ablation
+        self.h, self.d_k = h, d_model // h
+        self.w_q = nn.Linear(d_model, d_model)
+        self.w_k = nn.Linear(d_model, d_model)
+        self.w_v = nn.Linear(d_model, d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def split_heads(self, x: Tensor) -> Tensor:
+        batch, length, _ = x.shape
+        return x.view(batch, length, self.h, self.d_k).transpose(1, 2)
+
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        mask: Tensor | None,
+        settings: RunSettings,
+    ) -> tuple[Tensor, AttentionRecord]:
+        q = self.split_heads(self.w_q(query))
+        k = self.split_heads(self.w_k(key))
+        v = self.split_heads(self.w_v(value))
+        if mask is not None:
+            mask = mask.unsqueeze(1)  # same mask for every head
+        heads, weights = attention(q, k, v, mask, settings.scale, self.dropout)
+        ablated = settings.heads_to_ablate(self.kind, self.layer)
+        if ablated:
+            keep = torch.ones(self.h, device=heads.device, dtype=heads.dtype)
+            keep[ablated] = 0
+            heads = heads * keep.view(1, self.h, 1, 1)
+        batch, _, length, _ = heads.shape
+        concat = heads.transpose(1, 2).reshape(batch, length, self.h * self.d_k)
+        return self.w_o(concat), AttentionRecord(weights, q, k)
+
+
+# --- Section 3.3: Position-wise Feed-Forward Networks --------------------------------------------
+
+
+class PositionwiseFeedForward(nn.Module):
+    """Eq. (2): FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 (GELU instead of max(0, .) as an option)."""
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float, activation: str = "relu"):
+        super().__init__()
+        self.w_1 = nn.Linear(d_model, d_ff)
+        self.w_2 = nn.Linear(d_ff, d_model)
+        self.activation = F.relu if activation == "relu" else F.gelu
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.w_2(self.dropout(self.activation(self.w_1(x))))
+
+
+# --- Section 3.4 and 3.5: Embeddings and Positional Encoding -------------------------------------
+
+
+class Embeddings(nn.Module):
+    """Learned token embeddings, multiplied by sqrt(d_model) (Section 3.4)."""
+
+    def __init__(self, vocab: int, d_model: int, scale: bool = True):
+        super().__init__()
+        self.lut = nn.Embedding(vocab, d_model)
+        self.factor = math.sqrt(d_model) if scale else 1.0
+
+    def forward(self, ids: Tensor) -> Tensor:
+        return self.lut(ids) * self.factor
+
+
+def sinusoidal_table(max_len: int, d_model: int) -> Tensor:
+    """Section 3.5: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(same)."""
+    position = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)
+    inverse_wavelength = torch.exp(
+        torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model)
+    )
+    table = torch.zeros(max_len, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(position * inverse_wavelength)
+    table[:, 1::2] = torch.cos(position * inverse_wavelength[: d_model // 2])
+    return table.float()
+
+
+class PositionalEncoding(nn.Module):
+    """Position information added to the embeddings: fixed sinusoids (paper) or learned vectors."""
+
+    def __init__(self, d_model: int, max_len: int, learned: bool = False):
+        super().__init__()
+        self.learned = learned
+        if learned:
+            self.table = nn.Embedding(max_len, d_model)
+        else:
+            self.register_buffer("pe", sinusoidal_table(max_len, d_model), persistent=False)
+
+    def forward(self, length: int) -> Tensor:
+        """The encodings of positions 0..length-1, [length, d_model]."""
+        if self.learned:
+            return self.table.weight[:length]
+        return self.pe[:length]
+
+
+class InputEmbedding(nn.Module):
+    """Token embedding + positional encoding (+ token types), then dropout (Section 5.4)."""
+
+    def __init__(self, vocab: int, config: TransformerConfig):
+        super().__init__()
+        self.tokens = Embeddings(vocab, config.d_model, config.scale_embeddings)
+        self.positions = PositionalEncoding(
+            config.d_model, config.max_len, learned=config.positions == "learned"
+        )
+        self.token_types = (
+            nn.Embedding(config.type_vocab, config.d_model) if config.type_vocab else None
+        )
+        self.norm = (
+            nn.LayerNorm(config.d_model, eps=config.layer_norm_eps)
+            if config.embedding_norm
+            else None
+        )
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, ids: Tensor, settings: RunSettings) -> Tensor:
+        x = self.tokens(ids)
+        if settings.use_positions:
+            x = x + self.positions(ids.size(1))
+        if self.token_types is not None:
+            x = x + self.token_types.weight[0]  # single-segment input
+        if self.norm is not None:
+            x = self.norm(x)
+        return self.dropout(x)
+
+
+# --- Section 3.1: Encoder and Decoder Stacks -----------------------------------------------------
+
+
+class SublayerConnection(nn.Module):
+    """Post-norm residual connection, as in the paper: LayerNorm(x + Dropout(Sublayer(x)))."""
+
+    def __init__(self, d_model: int, dropout: float, eps: float):
+        super().__init__()
+        self.norm = nn.LayerNorm(d_model, eps=eps)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: Tensor, sublayer_output: Tensor) -> Tensor:
+        return self.norm(x + self.dropout(sublayer_output))
+
+
+class EncoderLayer(nn.Module):
+    """Self-attention, then the feed-forward network, each in a SublayerConnection."""
+
+    def __init__(self, layer: int, config: TransformerConfig):
+        super().__init__()
+        c = config
+        self.self_attn = MultiHeadedAttention("encoder_self", layer, c.h, c.d_model, c.dropout)
+        self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout, c.activation)
+        self.sublayer = nn.ModuleList(
+            SublayerConnection(c.d_model, c.dropout, c.layer_norm_eps) for _ in range(2)
+        )
+
+    def forward(self, x: Tensor, mask: Tensor, settings: RunSettings):
+        attended, record = self.self_attn(x, x, x, mask, settings)
+        x = self.sublayer[0](x, attended)
+        return self.sublayer[1](x, self.feed_forward(x)), record
+
+
+class DecoderLayer(nn.Module):
+    """Masked self-attention, encoder-decoder attention, then the feed-forward network."""
+
+    def __init__(self, layer: int, config: TransformerConfig):
+        super().__init__()
+        c = config
+        self.self_attn = MultiHeadedAttention("decoder_self", layer, c.h, c.d_model, c.dropout)
+        self.src_attn = MultiHeadedAttention("cross", layer, c.h, c.d_model, c.dropout)
+        self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout, c.activation)
+        self.sublayer = nn.ModuleList(
+            SublayerConnection(c.d_model, c.dropout, c.layer_norm_eps) for _ in range(3)
+        )
+
+    def forward(self, x, memory, src_mask, tgt_mask, settings: RunSettings):
+        attended, self_record = self.self_attn(x, x, x, tgt_mask, settings)
+        x = self.sublayer[0](x, attended)
+        attended, cross_record = self.src_attn(x, memory, memory, src_mask, settings)
+        x = self.sublayer[1](x, attended)
+        return self.sublayer[2](x, self.feed_forward(x)), self_record, cross_record
+
+
+class EncoderOutput(NamedTuple):
+    memory: Tensor  # [B, S, d_model], the output of the last layer
+    attention: list[AttentionRecord]  # one per layer
+    hidden_states: list[Tensor]  # the input embedding and the output of every layer
+
+
+class DecoderOutput(NamedTuple):
+    output: Tensor  # [B, T, d_model]
+    self_attention: list[AttentionRecord]
+    cross_attention: list[AttentionRecord]
+
+
+class Encoder(nn.Module):
+    """A stack of N identical encoder layers (Section 3.1)."""
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        self.layers = nn.ModuleList(EncoderLayer(i, config) for i in range(config.N))
+
+    def forward(self, x: Tensor, mask: Tensor, settings: RunSettings) -> EncoderOutput:
+        records, hidden = [], [x]
+        for layer in self.layers:
+            x, record = layer(x, mask, settings)
+            records.append(record)
+            hidden.append(x)
+        return EncoderOutput(x, records, hidden)
+
+
+class Decoder(nn.Module):
+    """A stack of N identical decoder layers (Section 3.1)."""
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        self.layers = nn.ModuleList(DecoderLayer(i, config) for i in range(config.N))
+
+    def forward(self, x, memory, src_mask, tgt_mask, settings: RunSettings) -> DecoderOutput:
+        self_records, cross_records = [], []
+        for layer in self.layers:
+            x, self_record, cross_record = layer(x, memory, src_mask, tgt_mask, settings)
+            self_records.append(self_record)
+            cross_records.append(cross_record)
+        return DecoderOutput(x, self_records, cross_records)
+
+
+class Generator(nn.Module):
+    """The final linear map and softmax that turn decoder output into next-token log-probabilities."""
+
+    def __init__(self, d_model: int, vocab: int):
+        super().__init__()
+        self.proj = nn.Linear(d_model, vocab)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.log_softmax(self.proj(x), dim=-1)
+
+
+def padding_mask(ids: Tensor, pad_id: int) -> Tensor:
+    """[B, 1, S]: True for real tokens, so padding keys get weight 0."""
+    return (ids != pad_id).unsqueeze(-2)
+
+
+def subsequent_mask(size: int, device=None) -> Tensor:
+    """[1, T, T]: position i may attend to positions <= i only (Section 3.2.3)."""
+    return torch.tril(torch.ones(size, size, dtype=torch.bool, device=device)).unsqueeze(0)
+
+
+class EncoderDecoder(nn.Module):
+    """The whole model (Figure 1). For an encoder-only config, decoder parts are None."""
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        self.config = config
+        self.src_embed = InputEmbedding(config.src_vocab, config)
+        self.encoder = Encoder(config)
+        self.tgt_embed = self.decoder = self.generator = None
+        if config.is_encoder_decoder:
+            self.tgt_embed = InputEmbedding(config.tgt_vocab, config)
+            self.decoder = Decoder(config)
+            self.generator = Generator(config.d_model, config.tgt_vocab)
+            if config.share_embeddings:
+                if config.src_vocab != config.tgt_vocab:
+                    raise ValueError("shared embeddings need one vocabulary size for both sides")
+                self.tgt_embed.tokens.lut.weight = self.src_embed.tokens.lut.weight
+                self.generator.proj.weight = self.src_embed.tokens.lut.weight
+
+    def encode(self, src: Tensor, src_mask: Tensor, settings: RunSettings = DEFAULT_SETTINGS):
+        return self.encoder(self.src_embed(src, settings), src_mask, settings)
+
+    def decode(self, memory, src_mask, tgt, tgt_mask, settings: RunSettings = DEFAULT_SETTINGS):
+        return self.decoder(self.tgt_embed(tgt, settings), memory, src_mask, tgt_mask, settings)
+
+    def forward(self, src, tgt, src_mask, tgt_mask, settings: RunSettings = DEFAULT_SETTINGS):
+        encoded = self.encode(src, src_mask, settings)
+        return self.decode(encoded.memory, src_mask, tgt, tgt_mask, settings)
+
+
+def make_model(config: TransformerConfig, seed: int | None = None) -> EncoderDecoder:
+    """Build a model; matrices get Glorot-uniform initialisation as in the Annotated Transformer."""
+    if seed is not None:
+        torch.manual_seed(seed)
+    model = EncoderDecoder(config)
+    for p in model.parameters():
+        if p.dim() > 1:
+            nn.init.xavier_uniform_(p)
+    return model

@@ -1,0 +1,1 @@
+"""Pure functions from model outputs (a Trace, or plain arrays) to Plotly figures and pandas tables."""
