@@ -83,6 +83,13 @@ def load_untrained(device: torch.device) -> LoadedModel:
     )
 
 
+def load_minilm(device: torch.device) -> LoadedModel:
+    """all-MiniLM-L6-v2's pretrained weights in our encoder blocks (see pretrained.py)."""
+    from .pretrained import load_minilm as load
+
+    return load(device)
+
+
 MODELS: dict[str, ModelEntry] = {
     entry.name: entry
     for entry in [
@@ -91,6 +98,13 @@ MODELS: dict[str, ModelEntry] = {
             "Paper base model, untrained",
             "N=6, d_model=512, h=8 as in Table 3, random weights: attention before any learning",
             load_untrained,
+        ),
+        ModelEntry(
+            "minilm-l6",
+            "MiniLM-L6, pretrained English encoder",
+            "all-MiniLM-L6-v2 (BERT, 6 layers × 12 heads, d_model 384) in our own encoder "
+            "blocks: attention learned from real English text",
+            load_minilm,
         ),
     ]
 }

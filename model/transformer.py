@@ -108,7 +108,7 @@ def attention(
         scale = 1.0 / math.sqrt(query.size(-1))
     scores = torch.matmul(query, key.transpose(-2, -1)) * scale
     if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
+        scores.masked_fill_(~mask, float("-inf"))  # in place: no copy of the [B, h, q, k] logits
     weights = scores.softmax(dim=-1)
     if dropout is not None:
         weights = dropout(weights)
@@ -250,10 +250,12 @@ class InputEmbedding(nn.Module):
 
     def forward(self, ids: Tensor, settings: RunSettings) -> Tensor:
         x = self.tokens(ids)
-        if settings.use_positions:
-            x = x + self.positions(ids.size(1))
+        # Token types before positions: BERT's order of the sums, so its weights give its
+        # numbers bit for bit (float addition is not associative).
         if self.token_types is not None:
             x = x + self.token_types.weight[0]  # single-segment input
+        if settings.use_positions:
+            x = x + self.positions(ids.size(1))
         if self.norm is not None:
             x = self.norm(x)
         return self.dropout(x)
