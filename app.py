@@ -1,0 +1,68 @@
+"""Attention Atlas: type a sentence, see what every layer and head of a real Transformer does.
+
+The page script holds widgets and layout only; the maths is in model/ and viz/.
+"""
+
+import streamlit as st
+
+from model.registry import MODELS, ModelUnavailable, default_device
+from model.trace import InputError
+from model.weights import WeightsError
+from ui import attention_tab, model_tab, state
+from ui.text import escape_markdown
+
+DEFAULT_TEXT = "the small dog sees the old man ."
+URL_TEXT_LIMIT = 2000  # longer texts stay out of the URL, which browsers cap in length
+
+st.set_page_config(page_title="Attention Atlas", layout="wide")
+
+names = list(MODELS)
+state.url_value("model", names[0], valid=lambda v: v in MODELS)
+state.url_value("text", DEFAULT_TEXT)
+state.url_value("present", False, state.parse_bool)
+with st.sidebar:
+    st.title("Attention Atlas")
+    name = st.selectbox("Model", names, format_func=lambda n: MODELS[n].label, key="model")
+    st.caption(MODELS[name].summary)
+    text = st.text_area("Text", key="text", height=110)
+    presentation = st.toggle("Presentation mode (larger fonts)", key="present")
+    st.caption(f"Running on: **{default_device().type.upper()}**")
+
+url_keys = ["model", "present"] + (["text"] if len(text) <= URL_TEXT_LIMIT else [])
+try:
+    loaded = state.get_model(name)
+except (ModelUnavailable, WeightsError) as err:
+    st.error(f"{MODELS[name].label} cannot be used here: {err}")
+    st.info("Choose another model in the sidebar.")
+    state.sync_url(url_keys)
+    st.stop()
+
+decoding = "greedy"
+if loaded.model.config.is_encoder_decoder:
+    state.url_value("decoding", "greedy", valid=lambda v: v in ("greedy", "beam"))
+    decoding = st.sidebar.radio(
+        "Decoding",
+        ["greedy", "beam"],
+        format_func={"greedy": "greedy", "beam": "beam search (4 beams, α=0.6)"}.get,
+        key="decoding",
+    )
+    url_keys.append("decoding")
+
+try:
+    trace = state.get_trace(name, text, decoding=decoding)
+except InputError as err:
+    st.warning(str(err))
+    state.sync_url(url_keys)
+    st.stop()
+
+if trace.output:
+    st.markdown("#### Output: " + escape_markdown(trace.output))
+for notice in trace.notices:
+    st.info(notice)
+
+tab_attention, tab_model = st.tabs(["Attention", "Model"])
+with tab_attention:
+    url_keys += attention_tab.render(loaded, trace, presentation)
+with tab_model:
+    model_tab.render(loaded, trace)
+state.sync_url(url_keys)

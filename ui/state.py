@@ -1,0 +1,76 @@
+"""What every tab shares: the cached models and Traces, and the view mirrored in the URL.
+
+Models are created once per process and shared by every session (`st.cache_resource`); Traces
+depend only on (model, text, settings), so they are cached the same way and shared read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from model import registry
+from model.trace import Trace, run
+from model.transformer import RunSettings
+
+
+@st.cache_resource(show_spinner="Loading the model (once per server)…")
+def get_model(name: str) -> registry.LoadedModel:
+    return registry.load(name)
+
+
+@st.cache_resource(max_entries=64, show_spinner="Running the model…")
+def get_trace(
+    name: str,
+    text: str,
+    scale: float | None = None,
+    ablate: tuple[tuple[str, int, int], ...] = (),
+    use_positions: bool = True,
+    decoding: str = "greedy",
+) -> Trace:
+    """A Trace for these exact inputs; every argument is part of the cache key."""
+    settings = RunSettings(scale=scale, ablate=frozenset(ablate), use_positions=use_positions)
+    return run(get_model(name), text, settings, decoding=decoding)
+
+
+def url_value(key: str, default: Any, parse: Callable[[str], Any] = str, valid=None) -> Any:
+    """Seed a widget's session value from the URL once; a malformed value falls back to default.
+
+    Widgets then use `key=` and `sync_url` writes the current values back, so a reload or a shared
+    link shows the same view.
+    """
+    if key not in st.session_state:
+        raw = st.query_params.get(key)
+        value = default
+        if raw is not None:
+            try:
+                value = parse(raw)
+            except (TypeError, ValueError):
+                value = default
+        st.session_state[key] = value
+    if valid is not None and not valid(st.session_state[key]):
+        # From a bad URL, or left over from another model (a kind or layer it does not have).
+        st.session_state[key] = default
+    return st.session_state[key]
+
+
+def sync_url(keys: list[str]) -> None:
+    """Write the current values of these session keys to the query string."""
+    wanted = {k: _url_text(st.session_state[k]) for k in keys if k in st.session_state}
+    for key, value in wanted.items():
+        if st.query_params.get(key) != value:
+            st.query_params[key] = value
+
+
+def _url_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def parse_bool(raw: str) -> bool:
+    if raw not in ("0", "1"):
+        raise ValueError(raw)
+    return raw == "1"
