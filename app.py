@@ -60,9 +60,13 @@ if trace.output:
 for notice in trace.notices:
     st.info(notice)
 
-tab_attention, tab_model = st.tabs(["Attention", "Model"])
-with tab_attention:
-    url_keys += attention_tab.render(loaded, trace, presentation)
-with tab_model:
-    model_tab.render(loaded, trace)
+# Each tab's render(ctx) draws it and returns the session keys it mirrors in the URL.
+TABS = [
+    ("Attention", attention_tab.render),
+    ("Model", model_tab.render),
+]
+ctx = state.ViewContext(name, loaded, trace, text, decoding, presentation)
+for tab, (_, render) in zip(st.tabs([title for title, _ in TABS]), TABS):
+    with tab:
+        url_keys += render(ctx)
 state.sync_url(url_keys)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model.registry import LoadedModel
-from model.trace import Trace
 from viz.attention import heatmap
 from viz.style import KIND_LABELS
 
@@ -14,8 +12,9 @@ from . import state
 HEAD_MEAN = -1  # the "mean over heads" choice in the head selector
 
 
-def render(loaded: LoadedModel, trace: Trace, presentation: bool) -> list[str]:
+def render(ctx: state.ViewContext) -> list[str]:
     """Draw the tab; returns the session keys it mirrors in the URL."""
+    trace = ctx.trace
     kinds = list(trace.kinds)
     state.url_value("kind", kinds[0], valid=lambda v: v in kinds)
     state.url_value("layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
@@ -38,8 +37,8 @@ def render(loaded: LoadedModel, trace: Trace, presentation: bool) -> list[str]:
         kind,
         layer,
         None if head == HEAD_MEAN else head,
-        model_label=loaded.label,
-        presentation=presentation,
+        model_label=ctx.loaded.label,
+        presentation=ctx.presentation,
     )
     st.plotly_chart(figure, width="stretch", key="attention_heatmap")
     return ["kind", "layer", "head"]

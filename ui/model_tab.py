@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from model.registry import LoadedModel
-from model.trace import Trace
+
+from . import state
 
 
 def architecture_table(loaded: LoadedModel) -> pd.DataFrame:
@@ -25,7 +26,8 @@ def architecture_table(loaded: LoadedModel) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
 
 
-def render(loaded: LoadedModel, trace: Trace) -> None:
+def render(ctx: state.ViewContext) -> list[str]:
+    loaded, trace = ctx.loaded, ctx.trace
     left, right = st.columns(2)
     with left:
         st.subheader("Architecture")
@@ -40,3 +42,4 @@ def render(loaded: LoadedModel, trace: Trace) -> None:
     if loaded.info:
         st.subheader("Where the weights come from")
         st.json(dict(loaded.info), expanded=False)
+    return []

@@ -7,6 +7,7 @@ depend only on (model, text, settings), so they are cached the same way and shar
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -14,6 +15,18 @@ import streamlit as st
 from model import registry
 from model.trace import Trace, run
 from model.transformer import RunSettings
+
+
+@dataclass(frozen=True)
+class ViewContext:
+    """What the page hands every tab: the shared model, the current run and the page options."""
+
+    name: str
+    loaded: registry.LoadedModel
+    trace: Trace
+    text: str
+    decoding: str
+    presentation: bool
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…")
