@@ -5,10 +5,10 @@ The page script holds widgets and layout only; the maths is in model/ and viz/.
 
 import streamlit as st
 
-from model.registry import MODELS, ModelUnavailable, default_device
+from model.registry import MODELS, ModelUnavailable, default_device, default_model_name
 from model.trace import InputError
 from model.weights import WeightsError
-from ui import attention_tab, model_tab, state
+from ui import ablation_tab, attention_tab, heads_tab, model_tab, positional_tab, scaling_tab, state
 from ui.text import escape_markdown
 
 DEFAULT_TEXT = "the small dog sees the old man ."
@@ -17,7 +17,7 @@ URL_TEXT_LIMIT = 2000  # longer texts stay out of the URL, which browsers cap in
 st.set_page_config(page_title="Attention Atlas", layout="wide")
 
 names = list(MODELS)
-state.url_value("model", names[0], valid=lambda v: v in MODELS)
+state.url_value("model", default_model_name(), valid=lambda v: v in MODELS)
 state.url_value("text", DEFAULT_TEXT)
 state.url_value("present", False, state.parse_bool)
 with st.sidebar:
@@ -63,7 +63,11 @@ for notice in trace.notices:
 # Each tab's render(ctx) draws it and returns the session keys it mirrors in the URL.
 TABS = [
     ("Attention", attention_tab.render),
+    ("Heads & rollout", heads_tab.render),
+    ("Ablation", ablation_tab.render),
     ("Model", model_tab.render),
+    ("Positional encoding", positional_tab.render),
+    ("Scaling 1/√d_k", scaling_tab.render),
 ]
 ctx = state.ViewContext(name, loaded, trace, text, decoding, presentation)
 for tab, (_, render) in zip(st.tabs([title for title, _ in TABS]), TABS):

@@ -12,8 +12,15 @@ from .transformer import RunSettings
 from .weights import WeightsError
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments get one line on stderr, not a usage block."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see --help)\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m model", description="Run a model of Attention Atlas on a text."
     )
     parser.add_argument("--list", action="store_true", help="print the model names, one a line")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Protocol
 
@@ -15,6 +16,9 @@ import torch
 
 from .tokenizers import Tokenized, WordTokenizer
 from .transformer import EncoderDecoder, TransformerConfig, make_model
+from .weights import WeightsError, load_weights, read_sidecar
+
+WEIGHTS_DIR = Path(__file__).parent / "weights"
 
 
 class ModelUnavailable(RuntimeError):
@@ -83,6 +87,38 @@ def load_untrained(device: torch.device) -> LoadedModel:
     )
 
 
+def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
+    """The English→German model trained here (model/train.py), checked against its sidecar."""
+    from . import corpus
+
+    path = path or WEIGHTS_DIR / "en-de.safetensors"
+    try:
+        sidecar = read_sidecar(path)
+        tensors = load_weights(path, sidecar["sha256"])
+        config = TransformerConfig(**sidecar["config"])
+        tokenizer = WordTokenizer(
+            sidecar["vocabulary"], corpus.tokenize_english, corpus.detokenize_german
+        )
+        if tokenizer.itos != sidecar["vocabulary"]:
+            raise WeightsError("the sidecar's vocabulary is not in the expected order")
+        model = EncoderDecoder(config)
+        model.load_state_dict(tensors)
+    except WeightsError as err:
+        raise ModelUnavailable(f"{err}. Re-train it with `make train`.") from None
+    except (KeyError, TypeError, RuntimeError) as err:
+        raise ModelUnavailable(f"the weights of {path.name} do not fit the model ({err})") from None
+    return LoadedModel(
+        name="en-de",
+        label="English→German, trained here (6 layers × 8 heads)",
+        model=_prepare(model, device),
+        tokenizer=tokenizer,
+        device=device,
+        max_source_tokens=64,
+        special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
+        info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
+    )
+
+
 def load_minilm(device: torch.device) -> LoadedModel:
     """all-MiniLM-L6-v2's pretrained weights in our encoder blocks (see pretrained.py)."""
     from .pretrained import load_minilm as load
@@ -93,6 +129,13 @@ def load_minilm(device: torch.device) -> LoadedModel:
 MODELS: dict[str, ModelEntry] = {
     entry.name: entry
     for entry in [
+        ModelEntry(
+            "en-de",
+            "English→German, trained here",
+            "The paper's encoder-decoder (N=6, h=8, d_model=128) trained on generated "
+            "English→German pairs: attention that learned to translate",
+            load_trained,
+        ),
         ModelEntry(
             "paper-untrained",
             "Paper base model, untrained",
@@ -108,6 +151,11 @@ MODELS: dict[str, ModelEntry] = {
         ),
     ]
 }
+
+
+def default_model_name() -> str:
+    """The trained translator once its weights are in place, else the untrained paper model."""
+    return "en-de" if (WEIGHTS_DIR / "en-de.safetensors").exists() else "paper-untrained"
 
 
 def load(name: str, device: torch.device | None = None) -> LoadedModel:

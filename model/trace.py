@@ -126,10 +126,9 @@ def run(
     """Tokenize `text`, run the model with `settings`, decode if it has a decoder; a fresh Trace."""
     if decoding not in DECODING_METHODS:
         raise InputError(f"decoding must be one of {', '.join(DECODING_METHODS)}")
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or not text.replace("\x00", "").strip():
         raise InputError("Type a sentence first: the text is empty.")
-    if "\x00" in text:
-        text = text.replace("\x00", "")
+    text = text.replace("\x00", "")
     model, device = loaded.model, loaded.device
     tokenized = loaded.tokenizer.encode(text, loaded.max_source_tokens)
     if not tokenized.ids:
