@@ -103,6 +103,8 @@ def save_checkpoint(path: Path, model, optimizer, progress: dict) -> None:
     for index, state in opt["state"].items():
         for key, value in state.items():
             tensors[f"optim.{index}.{key}"] = torch.as_tensor(value).contiguous()
+    # Dropout's random state too, so a resumed run continues exactly as an uninterrupted one.
+    tensors["rng.torch"] = torch.get_rng_state()
     # Tied weights appear under several names; safetensors stores each storage once.
     tensors = {k: v.clone() for k, v in tensors.items()}
     save_file(tensors, str(path / "checkpoint.tmp"))
@@ -123,6 +125,8 @@ def load_checkpoint(path: Path, model, optimizer) -> dict | None:
             _, index, key = name.split(".", 2)
             state.setdefault(int(index), {})[key] = value
     optimizer.load_state_dict({"state": state, "param_groups": meta.pop("param_groups")})
+    if "rng.torch" in tensors:  # absent from checkpoints written before it was recorded
+        torch.set_rng_state(tensors["rng.torch"])
     return meta
 
 
@@ -133,6 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-seed", type=int, default=1)
     p.add_argument("--test-seed", type=int, default=2, help="seed of the held-out test set")
     p.add_argument("--test-size", type=int, default=2000)
+    p.add_argument("--long-size", type=int, default=300, help="two-clause sentences to test")
     p.add_argument("--seed", type=int, default=0, help="seed of initialisation and batch order")
     p.add_argument("--steps", type=int, default=6000)
     p.add_argument("--batch-tokens", type=int, default=3000)
@@ -145,6 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--dropout", type=float, default=0.1)
     p.add_argument("--smoothing", type=float, default=0.1)
     p.add_argument("--checkpoint-every", type=int, default=200)
+    p.add_argument("--log-every", type=int, default=50, help="steps between loss reports")
     p.add_argument("--run-dir", type=Path, default=Path("runs"), help="where checkpoints live")
     p.add_argument("--out-dir", type=Path, default=WEIGHTS_DIR)
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
@@ -209,7 +215,7 @@ def main(argv: list[str] | None = None) -> None:
             window_loss += loss.item() * n_tokens
             window_tokens += n_tokens
             bar.update(1)
-            if step % 50 == 0:
+            if step % args.log_every == 0:
                 elapsed = time.perf_counter() - window_started
                 bar.set_postfix(
                     loss=f"{window_loss / window_tokens:.3f}",
@@ -228,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
 
     model.eval()
     print("evaluating on the held-out test set ...", flush=True)
-    metrics = evaluate(model, tokenizer, args.test_size, args.test_seed)
+    metrics = evaluate(model, tokenizer, args.test_size, args.test_seed, args.long_size)
     sidecar = {
         "name": args.name,
         "config": asdict(config),
