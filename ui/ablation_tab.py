@@ -1,0 +1,206 @@
+"""The Ablation tab: switch heads off and compare the run with the intact model's.
+
+The switched-off heads are a per-call setting of the run (RunSettings.ablate, passed through
+state.get_trace); the shared model is never modified. They are mirrored in the URL as one compact
+string, e.g. ablate=encoder_self:0:1,cross:5:3 (kind:layer:head, counted from 0).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import streamlit as st
+
+from model.trace import Trace
+from viz.ablation import (
+    attention_change,
+    attention_difference,
+    change_grid,
+    comparable_rows,
+    difference_figure,
+    short_head_label,
+    similarity_figure,
+    step_comparison,
+)
+from viz.style import KIND_LABELS
+
+from . import state
+
+ABLATE_KEY = "ablate"
+_INDEX = re.compile(r"[0-9]{1,4}")  # ASCII digits only: int() would also take "٣" or " 3"
+
+Head = tuple[str, int, int]
+
+HELP = (
+    "Switching a head off replaces its output by zeros before the output projection W^O "
+    "(Section 3.2.2 of the paper); everything else runs as before. The head's own attention "
+    "pattern is still computed, so its layer shows no change in attention: the effect appears in "
+    "the layers after it, and in the decoder's output."
+)
+
+
+def parse_ablation(raw: str, trace: Trace) -> tuple[Head, ...]:
+    """ "kind:layer:head,..." -> the valid heads of this Trace's model, sorted; anything else in
+    the string (unknown kinds, out-of-range numbers, stray text) is ignored."""
+    heads = set()
+    for item in str(raw).split(","):
+        parts = item.strip().split(":")
+        if len(parts) != 3 or parts[0] not in trace.kinds:
+            continue
+        kind, layer, head = parts
+        if not (_INDEX.fullmatch(layer) and _INDEX.fullmatch(head)):
+            continue
+        layer, head = int(layer), int(head)
+        if layer < trace.n_layers and head < trace.n_heads:
+            heads.add((kind, layer, head))
+    return tuple(sorted(heads))
+
+
+def format_ablation(heads: tuple[Head, ...]) -> str:
+    return ",".join(f"{kind}:{layer}:{head}" for kind, layer, head in sorted(heads))
+
+
+def _choose_heads(trace: Trace) -> tuple[Head, ...]:
+    """One multiselect of "L{layer} H{head}" per kind, seeded once from the URL."""
+    state.url_value(ABLATE_KEY, "")
+    requested = parse_ablation(st.session_state[ABLATE_KEY], trace)
+    by_label = {
+        short_head_label(layer, head): (layer, head)
+        for layer in range(trace.n_layers)
+        for head in range(trace.n_heads)
+    }
+    chosen = []
+    columns = st.columns(len(trace.kinds))
+    for column, kind in zip(columns, trace.kinds):
+        key = f"ablate_{kind}"
+        if key in st.session_state:
+            # Left over from another model: keep only heads this one has.
+            st.session_state[key] = [label for label in st.session_state[key] if label in by_label]
+        else:
+            st.session_state[key] = [
+                short_head_label(lay, h) for k, lay, h in requested if k == kind
+            ]
+        labels = column.multiselect(
+            f"Switch off heads of the {KIND_LABELS[kind]}",
+            list(by_label),
+            key=key,
+            placeholder="none: intact",
+        )
+        chosen += [(kind, *by_label[label]) for label in labels]
+    ablate = tuple(sorted(chosen))
+    st.session_state[ABLATE_KEY] = format_ablation(ablate)
+    return ablate
+
+
+def _outputs(intact: Trace, ablated: Trace) -> None:
+    st.markdown("##### Translation")
+    left, right = st.columns(2)
+    left.caption("Intact model")
+    left.text(intact.output or "(empty)")
+    right.caption("With the heads switched off")
+    right.text(ablated.output or "(empty)")
+    st.markdown("##### Output probability of each generated token")
+    st.caption(
+        "While the earlier tokens agree (“same context”), both decoders saw the same input, so "
+        "“ablated p of intact token” is a like-for-like comparison (from the ablated run's top 5 "
+        "when it chose another token; empty when the token is not among them). After the first "
+        "difference only the tokens are compared."
+    )
+    st.dataframe(
+        step_comparison(intact, ablated),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            name: st.column_config.NumberColumn(format="%.4f")
+            for name in (
+                "intact p",
+                "ablated p",
+                "ablated p of intact token",
+                "Δp of intact token",
+            )
+        },
+    )
+
+
+def _attention_changes(ctx: state.ViewContext, ablated: Trace, ablate: tuple[Head, ...]) -> None:
+    intact = ctx.trace
+    kinds = list(intact.kinds)
+    st.markdown("##### Attention in the other layers")
+    state.url_value("ablation_kind", kinds[0], valid=lambda v: v in kinds)
+    kind = st.selectbox(
+        "Attention kind to compare", kinds, format_func=KIND_LABELS.get, key="ablation_kind"
+    )
+    change = attention_change(intact, ablated, kind)
+    rows = comparable_rows(intact, ablated, kind)
+    total_rows = intact.attention[kind].shape[2]
+    if rows < total_rows:
+        st.caption(
+            f"Only the first {rows} of {total_rows} decoder rows are compared: after that the two "
+            "runs had produced different tokens, so their rows read different inputs."
+        )
+    left, right = st.columns(2)
+    left.plotly_chart(
+        change_grid(change, kind, ablate, ctx.loaded.label, ctx.presentation),
+        width="stretch",
+        key="ablation_change_grid",
+    )
+    left.caption(
+        "Colour: total variation distance between a head's rows in the two runs, "
+        "½ Σ |ablated − intact|, averaged over rows: 0 = identical, 1 = no overlap."
+    )
+    # Most changed first, so the default is the head worth looking at.
+    heads = sorted(
+        ((layer, head) for layer in range(change.shape[0]) for head in range(change.shape[1])),
+        key=lambda lh: -change[lh],
+    )
+    layer, head = right.selectbox(
+        "Head to compare (most changed first)",
+        heads,
+        format_func=lambda lh: f"{short_head_label(*lh)}: change {change[lh]:.3f}",
+        key=f"ablation_head_{kind}",
+    )
+    right.plotly_chart(
+        difference_figure(intact, ablated, kind, layer, head, ctx.loaded.label, ctx.presentation),
+        width="stretch",
+        key="ablation_difference",
+    )
+    largest = np.abs(attention_difference(intact, ablated, kind, layer, head)).max()
+    right.caption(
+        "Red: the ablated run puts more weight there; blue: less. Scale −1..1; "
+        f"the largest change in this head is {largest:.4f}."
+    )
+
+
+def render(ctx: state.ViewContext) -> list[str]:
+    """Draw the tab; returns the session keys it mirrors in the URL."""
+    st.markdown(HELP)
+    ablate = _choose_heads(ctx.trace)
+    if not ablate:
+        st.info("Choose heads above to switch them off and compare with the intact model.")
+        return [ABLATE_KEY]
+    settings = ctx.trace.settings  # the same run as the other tabs', apart from the ablation
+    ablated = state.get_trace(
+        ctx.name,
+        ctx.text,
+        scale=settings.scale,
+        ablate=ablate,
+        use_positions=settings.use_positions,
+        decoding=ctx.decoding,
+    )
+    st.caption(
+        "Switched off: "
+        + ", ".join(
+            f"{KIND_LABELS[kind]} {short_head_label(layer, head)}" for kind, layer, head in ablate
+        )
+    )
+    if ctx.trace.steps:
+        _outputs(ctx.trace, ablated)
+    _attention_changes(ctx, ablated, ablate)
+    st.markdown("##### Encoder output")
+    st.plotly_chart(
+        similarity_figure(ctx.trace, ablated, ctx.loaded.label, ctx.presentation),
+        width="stretch",
+        key="ablation_similarity",
+    )
+    return [ABLATE_KEY, "ablation_kind"]

@@ -1,0 +1,130 @@
+"""The Heads & rollout tab: a sortable table of what every head does, and attention rollout."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from viz.attention import heatmap
+from viz.rollout import fit_title, rollout_figure
+from viz.stats import STATISTIC_BY_COLUMN, STATISTICS, head_statistics, statistic_grid
+from viz.style import KIND_LABELS
+
+from . import state
+
+STATISTICS_HELP = (
+    "Every number is a mean over the head's query rows. **Entropy** measures how spread out a "
+    "row is (in nats; normalised: divided by ln of the number of keys the row may see, so "
+    "0 = all weight on one key, 1 = uniform; the decoder's row t sees t + 1 keys, and its first "
+    "row, with one key only, has no choice to measure). **Mean distance** is the expected "
+    "|query position − key position| in tokens. **Shares** are the weight a row puts on the "
+    "token itself, on the previous token, on special tokens (`[CLS]`, `[SEP]`, `<s>`, `</s>`, "
+    "`<unk>`) and on punctuation. Distance, self and previous shares compare positions of one "
+    "sequence, so cross attention (target queries, source keys) has none. Choose a row to open "
+    "that head; click a column header to sort."
+)
+
+ROLLOUT_HELP = (
+    "After the first layer a position no longer holds one token: it holds a mixture made by the "
+    "layers before. The raw attention of layer ℓ (right) therefore says which *mixtures* are "
+    "read, not which words. **Attention rollout** (Abnar & Zuidema, 2020, *Quantifying Attention "
+    "Flow in Transformers*, ACL) follows the mixing back to the input tokens. Each layer's "
+    "attention, averaged over heads, gets the residual connection added as an identity, "
+    "`Ã = 0.5·A + 0.5·I` (rows renormalised), and the layers are multiplied: "
+    "`rollout = Ã_ℓ ··· Ã_1`. Row i is how much position i after layer ℓ draws on each input "
+    "token; every row sums to 1. It is an approximation: it ignores the feed-forward layers and "
+    "the values' sizes."
+)
+
+
+def _statistics_section(ctx: state.ViewContext) -> None:
+    trace = ctx.trace
+    kinds = list(trace.kinds)
+    state.url_value("stats_kind", kinds[0], valid=lambda v: v in kinds)
+    kind = st.selectbox("Attention kind", kinds, format_func=KIND_LABELS.get, key="stats_kind")
+    # Positional statistics are undefined for cross attention: not offered there.
+    offered = [s.column for s in STATISTICS if not (s.positional and kind == "cross")]
+    table = head_statistics(trace, ctx.loaded.special_tokens)
+    rows = table[table["kind"] == kind][["layer", "head", *offered]].reset_index(drop=True)
+    column_config = {
+        column: st.column_config.NumberColumn(
+            STATISTIC_BY_COLUMN[column].label,
+            help=STATISTIC_BY_COLUMN[column].explanation,
+            format="%.3f",
+        )
+        for column in offered
+    }
+    event = st.dataframe(
+        rows,
+        hide_index=True,
+        width="stretch",
+        height=320,
+        column_config=column_config,
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"heads_table_{kind}",  # one per kind: a row number means another head elsewhere
+    )
+    chosen = event.selection.rows
+    picked = rows.iloc[chosen[0] if chosen else 0]
+    layer, head = int(picked["layer"]) - 1, int(picked["head"]) - 1
+    left, right = st.columns(2)
+    with left:
+        st.caption(
+            f"The chosen row: layer {layer + 1}, head {head + 1}."
+            if chosen
+            else "The first row: choose a row of the table to open another head."
+        )
+        figure = heatmap(trace, kind, layer, head, ctx.loaded.label, presentation=ctx.presentation)
+        keys = trace.axis_tokens(kind)[1]
+        st.plotly_chart(fit_title(figure, keys), width="stretch", key="heads_selected_heatmap")
+    with right:
+        state.url_value("stat", offered[0], valid=lambda v: v in offered)
+        column = st.selectbox(
+            "Statistic for the layer × head chart",
+            offered,
+            format_func=lambda c: STATISTIC_BY_COLUMN[c].label,
+            key="stat",
+        )
+        n_keys = len(trace.axis_tokens(kind)[1])
+        st.plotly_chart(
+            statistic_grid(table, kind, column, n_keys, ctx.loaded.label, ctx.presentation),
+            width="stretch",
+            key="heads_statistic_grid",
+        )
+        st.caption("Colour scale: " + STATISTIC_BY_COLUMN[column].explanation + ".")
+
+
+def _rollout_section(ctx: state.ViewContext) -> None:
+    trace = ctx.trace
+    st.markdown(ROLLOUT_HELP)
+    layers = list(range(trace.n_layers))
+    state.url_value("rollout_layer", layers[-1], int, valid=lambda v: v in layers)
+    layer = st.select_slider(
+        "Rollout through layer",
+        options=layers,
+        format_func=lambda i: str(i + 1),
+        key="rollout_layer",
+    )
+    left, right = st.columns(2)
+    left.plotly_chart(
+        rollout_figure(trace, layer, ctx.loaded.label, ctx.presentation),
+        width="stretch",
+        key="rollout_heatmap",
+    )
+    raw = heatmap(
+        trace, "encoder_self", layer, None, ctx.loaded.label, presentation=ctx.presentation
+    )
+    right.plotly_chart(
+        fit_title(raw, trace.source_tokens),
+        width="stretch",
+        key="rollout_raw_heatmap",
+    )
+
+
+def render(ctx: state.ViewContext) -> list[str]:
+    """Draw the tab; returns the session keys it mirrors in the URL."""
+    st.subheader("What each head does")
+    st.markdown(STATISTICS_HELP)
+    _statistics_section(ctx)
+    st.subheader("Attention rollout through the encoder")
+    _rollout_section(ctx)
+    return ["stats_kind", "stat", "rollout_layer"]

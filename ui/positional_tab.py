@@ -1,0 +1,306 @@
+"""The Positional-encoding lab (Section 3.5): the sinusoids, their wavelengths, why a shift is a
+rotation, how much of the input is position, and what self-attention sees without positions."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from model.inspect import input_parts, position_table, shuffle_words
+from model.registry import ModelUnavailable
+from model.transformer import sinusoidal_table
+from model.weights import WeightsError
+from viz import positional
+from viz.attention import heatmap
+from viz.style import KIND_LABELS
+
+from . import state
+
+MAX_POSITIONS = 1000
+MAX_SIMILARITY_POSITIONS = 200  # a 1000×1000 matrix would be 1M cells sent to the browser
+PRETRAINED = "minilm-l6"
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _sinusoids(n_positions: int, d_model: int) -> np.ndarray:
+    return sinusoidal_table(n_positions, d_model).numpy()
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _profile(table: np.ndarray):
+    return positional.offset_profile(table)
+
+
+def _is_even(value: int) -> bool:
+    return value % 2 == 0 and 4 <= value <= 1024
+
+
+def render(ctx: state.ViewContext) -> list[str]:
+    """Draw the tab; returns the session keys it mirrors in the URL."""
+    config = ctx.loaded.model.config
+    st.markdown(
+        "The encoder has no recurrence and no convolution, so nothing in self-attention knows "
+        "the order of the words. The paper adds to each input embedding a vector that depends "
+        "only on the position (Section 3.5):"
+    )
+    st.latex(
+        r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right), \qquad "
+        r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
+    )
+    state.url_value("pos_n", 100, int, valid=lambda v: 10 <= v <= MAX_POSITIONS and v % 10 == 0)
+    state.url_value("pos_d", config.d_model, int, valid=_is_even)
+    state.url_value("pos_k", 5, int, valid=lambda v: 1 <= v <= 100)
+    left, right = st.columns(2)
+    n_positions = left.slider("Number of positions", 10, MAX_POSITIONS, step=10, key="pos_n")
+    d_model = right.slider(f"d_model (this model: {config.d_model})", 4, 1024, step=2, key="pos_d")
+    table = _sinusoids(n_positions, d_model)
+    st.plotly_chart(
+        positional.encoding_heatmap(
+            table,
+            f"Sinusoidal positional encoding PE[pos, dim], {n_positions} positions × d_model "
+            f"{d_model}",
+            ctx.presentation,
+        ),
+        width="stretch",
+        key="pos_heatmap",
+    )
+
+    st.subheader("Each dimension is a wave; the wavelengths grow geometrically")
+    longest = f"{positional.wavelengths(d_model)[-1]:,.1f}".replace(",", "{,}")  # no math space
+    st.latex(
+        r"\lambda_i = 2\pi \cdot 10000^{2i/d_{model}}, \qquad "
+        rf"\lambda_0 = 2\pi \approx 6.28, \quad \lambda_{{{d_model // 2 - 1}}} = {longest}"
+    )
+    default_dims = [d for d in (4, 5, 6, 7) if d < d_model]
+    dimensions = st.multiselect(
+        "Dimensions to plot", list(range(d_model)), default=default_dims, key="pos_dims"
+    )
+    left, right = st.columns(2)
+    if dimensions:
+        left.plotly_chart(
+            positional.dimension_curves(
+                table,
+                sorted(dimensions),
+                f"PE(position, dim) for {len(dimensions)} dimensions, d_model {d_model}",
+                ctx.presentation,
+            ),
+            width="stretch",
+            key="pos_curves",
+        )
+    else:
+        left.info("Choose at least one dimension to plot.")
+    right.plotly_chart(
+        positional.wavelength_figure(d_model, ctx.presentation), width="stretch", key="pos_waves"
+    )
+
+    st.subheader("Similarity depends on the offset, not on the position")
+    st.latex(
+        r"PE(p)\cdot PE(q) = \sum_{i} \cos\!\big((p-q)\,\omega_i\big), \qquad "
+        r"\omega_i = 10000^{-2i/d_{model}}"
+    )
+    shown = min(n_positions, MAX_SIMILARITY_POSITIONS)
+    left, right = st.columns(2)
+    left.plotly_chart(
+        positional.similarity_heatmap(
+            table[:shown], f"PE(p)·PE(q), first {shown} positions", ctx.presentation
+        ),
+        width="stretch",
+        key="pos_similarity",
+    )
+    profile = _profile(table)
+    right.plotly_chart(
+        positional.offset_profile_figure(
+            {"sinusoids": profile},
+            f"PE(p)·PE(p+offset) over all p, {n_positions} positions",
+            ctx.presentation,
+        ),
+        width="stretch",
+        key="pos_profile",
+    )
+    spread = float((profile["highest"] - profile["lowest"]).max())
+    st.caption(
+        f"Largest spread over positions at any offset: {spread:.2e} (float32 rounding); "
+        f"at offset 0 every position has PE·PE = d_model/2 = {d_model // 2}."
+    )
+
+    st.subheader("A shift by k positions is one fixed linear map")
+    st.markdown(
+        "The paper chose sinusoids because PE(pos+k) is a linear function of PE(pos). From "
+        "sin(a+b) = sin a cos b + cos a sin b and cos(a+b) = cos a cos b − sin a sin b, each "
+        "pair of dimensions is rotated by the angle k·ωᵢ:"
+    )
+    st.latex(
+        r"\begin{pmatrix} PE_{(pos+k,\,2i)} \\ PE_{(pos+k,\,2i+1)} \end{pmatrix} = "
+        r"\begin{pmatrix} \cos k\omega_i & \sin k\omega_i \\ -\sin k\omega_i & \cos k\omega_i "
+        r"\end{pmatrix} \begin{pmatrix} PE_{(pos,\,2i)} \\ PE_{(pos,\,2i+1)} \end{pmatrix}"
+    )
+    largest_shift = min(100, n_positions - 1)
+    st.session_state["pos_k"] = min(st.session_state["pos_k"], largest_shift)
+    k = st.slider("Shift k (positions)", 1, largest_shift, key="pos_k")
+    st.plotly_chart(
+        positional.shift_figure(table, k, ctx.presentation), width="stretch", key="pos_shift"
+    )
+    residual = positional.shift_residual(table, k)
+    st.caption(
+        f"Largest residual over all {residual.size} positions: {residual.max():.2e}. The table "
+        "is stored in float32 (resolution about 6e-8 near 1), so this is rounding, not a "
+        "difference."
+    )
+
+    _input_parts_section(ctx)
+    _positions_off_section(ctx)
+    _learned_positions_section(ctx, n_positions)
+    return ["pos_n", "pos_d", "pos_k", "pos_layer", "pos_head"]
+
+
+def _input_parts_section(ctx: state.ViewContext) -> None:
+    config = ctx.loaded.model.config
+    st.subheader("How much of the input is position, for the typed text")
+    parts = input_parts(ctx.loaded, ctx.text)
+    if config.positions == "sinusoidal":
+        st.latex(r"x_{pos} = \mathrm{Embedding}(token_{pos}) \cdot \sqrt{d_{model}} + PE_{pos}")
+        st.markdown(
+            "Each sinusoid vector has norm √(d_model/2) "
+            f"= {np.sqrt(config.d_model / 2):.2f} at every position (sin² + cos² = 1 per pair)."
+        )
+    else:
+        st.latex(
+            r"x_{pos} = \mathrm{LayerNorm}\big(\mathrm{word}(token_{pos}) + "
+            r"\mathrm{type}_0 + \mathrm{position}_{pos}\big)"
+        )
+        st.markdown(
+            "This model is BERT-style: no √d_model factor, a *learned* position vector per "
+            "position, a token-type vector (type 0 for a single text), and a LayerNorm over the "
+            "sum. The LayerNorm mixes the parts, so the last bar is not the sum of the others."
+        )
+    norms = positional.input_norms(parts.tokens, parts.parts, parts.total)
+    st.plotly_chart(
+        positional.input_norms_figure(
+            norms, f"{ctx.loaded.label}: norm of each part of the encoder input", ctx.presentation
+        ),
+        width="stretch",
+        key="pos_input_norms",
+    )
+    st.dataframe(norms.round(3), hide_index=True, width="stretch")
+
+
+def _positions_off_section(ctx: state.ViewContext) -> None:
+    st.subheader("Positions switched off: self-attention is blind to order")
+    st.markdown(
+        "Without positional information the encoder's self-attention is permutation-equivariant: "
+        "shuffle the words and the attention is the same matrix with its rows and columns "
+        "shuffled the same way. Below, the shuffled run is put back in the original order; "
+        "without positions it is identical to the unshuffled run."
+    )
+    trace = ctx.trace
+    state.url_value("pos_layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
+    state.url_value("pos_head", 0, int, valid=lambda v: 0 <= v < trace.n_heads)
+    if "pos_seed" not in st.session_state:
+        st.session_state["pos_seed"] = 0
+    controls = st.columns([3, 2, 2])
+    layer = controls[0].select_slider(
+        "Encoder layer",
+        options=list(range(trace.n_layers)),
+        format_func=lambda i: str(i + 1),
+        key="pos_layer",
+    )
+    head = controls[1].selectbox(
+        "Head", list(range(trace.n_heads)), format_func=lambda h: f"head {h + 1}", key="pos_head"
+    )
+    if controls[2].button("Reshuffle the words", key="pos_reshuffle"):
+        st.session_state["pos_seed"] += 1
+    seed = st.session_state["pos_seed"]
+    no_positions = state.get_trace(ctx.name, ctx.text, use_positions=False, decoding=ctx.decoding)
+    shuffled = shuffle_words(ctx.loaded, ctx.text, seed)
+    label = ctx.loaded.label
+    kind = "encoder_self"
+    # Rows: positions on, positions off. Columns: the typed order, the shuffled run put back.
+    grid = [[("positions on", trace)], [("positions off", no_positions)]]
+    if shuffled is not None:
+        st.text(f"Shuffled text (seed {seed}): {shuffled.text}")
+        for row, use_positions in zip(grid, (True, False)):
+            run = state.get_trace(
+                ctx.name, shuffled.text, use_positions=use_positions, decoding=ctx.decoding
+            )
+            row.append(
+                (
+                    f"shuffled, positions {'on' if use_positions else 'off'}, put back in order",
+                    positional.unshuffled(run, shuffled.permutation),
+                )
+            )
+        gaps = [np.abs(row[1][1].attention[kind] - row[0][1].attention[kind]).max() for row in grid]
+        st.markdown(
+            "Largest difference over all layers and heads between the typed order and the "
+            f"shuffled run put back in order: **{gaps[0]:.3f}** with positions on, "
+            f"**{gaps[1]:.1e}** with positions off (float32 rounding)."
+        )
+    else:
+        st.info("The text needs at least two words to shuffle.")
+    for r, row in enumerate(grid):
+        for c, (column, (setting, shown)) in enumerate(zip(st.columns(2), row)):
+            column.plotly_chart(
+                heatmap(
+                    shown,
+                    kind,
+                    layer,
+                    head,
+                    model_label=f"{label} · {setting}",
+                    presentation=ctx.presentation,
+                ),
+                width="stretch",
+                key=f"pos_attention_{r}{c}",
+            )
+    st.caption(f"All panels: {KIND_LABELS[kind]}, layer {layer + 1}, head {head + 1}.")
+    if trace.target_tokens:
+        st.markdown("Translations (the decoder has its own positional encoding, also off):")
+        st.dataframe(
+            {
+                "run": ["positions on", "positions off"],
+                "translation": [trace.output, no_positions.output],
+            },
+            hide_index=True,
+            width="stretch",
+        )
+
+
+def _learned_positions_section(ctx: state.ViewContext, n_positions: int) -> None:
+    st.subheader("Learned position vectors of a pretrained encoder, beside the sinusoids")
+    try:
+        pretrained = state.get_model(PRETRAINED)
+    except (ModelUnavailable, WeightsError) as err:
+        st.info(f"The pretrained encoder cannot be loaded here: {err}")
+        return
+    config = pretrained.model.config
+    shown = min(n_positions, config.max_len)
+    learned = position_table(pretrained, shown)
+    sinusoids = _sinusoids(shown, config.d_model)
+    st.markdown(
+        f"{pretrained.label} learned one vector per position (up to {config.max_len}) during "
+        f"pre-training instead of using the formula. Both are shown for d_model = "
+        f"{config.d_model} and the first {shown} positions."
+    )
+    left, right = st.columns(2)
+    left.plotly_chart(
+        positional.encoding_heatmap(
+            learned, f"MiniLM-L6 learned position vectors, {shown} positions", ctx.presentation
+        ),
+        width="stretch",
+        key="pos_learned_heatmap",
+    )
+    right.plotly_chart(
+        positional.encoding_heatmap(
+            sinusoids, f"Sinusoids, {shown} positions × d_model {config.d_model}", ctx.presentation
+        ),
+        width="stretch",
+        key="pos_learned_sinusoids",
+    )
+    st.plotly_chart(
+        positional.offset_profile_figure(
+            {"MiniLM-L6 learned": _profile(learned), "sinusoids": _profile(sinusoids)},
+            f"Dot product against offset, d_model {config.d_model}: the band is the spread "
+            "over positions",
+            ctx.presentation,
+        ),
+        width="stretch",
+        key="pos_learned_profile",
+    )

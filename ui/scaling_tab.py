@@ -1,0 +1,168 @@
+"""The 1/√d_k lab (Section 3.2.1, footnote 4): why the logits are scaled, by seeded Monte Carlo,
+and what the scale does to the model and the typed text."""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from viz import scaling
+from viz.attention import heatmap
+from viz.style import KIND_LABELS
+
+from . import state
+
+SEED = 0
+VARIANCE_SAMPLES = 2000  # per d_k: the estimate is within about ±3% (1 s.d.) of d_k
+HISTOGRAM_SAMPLES = 5000
+SOFTMAX_TRIALS = 1000
+DK_CHOICES = tuple(2**p for p in range(11))  # 1 .. 1,024
+TEMPERATURES = (0.25, 0.5, 2.0, 4.0, 8.0)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _variance_table(samples: int, seed: int):
+    return scaling.variance_table(scaling.DK_GRID, samples, seed)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _histograms(d_k: int, samples: int, seed: int, presentation: bool):
+    return scaling.logit_histograms(d_k, samples, seed, presentation)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _softmax_table(n_keys: int, trials: int, seed: int):
+    return scaling.softmax_table(scaling.DK_GRID, n_keys, trials, seed)
+
+
+def render(ctx: state.ViewContext) -> list[str]:
+    """Draw the tab; returns the session keys it mirrors in the URL."""
+    st.markdown("Scaled dot-product attention (Section 3.2.1, Equation 1):")
+    st.latex(
+        r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
+    )
+    st.markdown(
+        "Footnote 4: if the components of q and k are independent random variables with mean 0 "
+        "and variance 1, their dot product has mean 0 and variance d_k. For large d_k the logits "
+        "are large, the softmax saturates, and its gradients become extremely small. Dividing by "
+        "√d_k brings the variance back to 1. Every number below is a seeded Monte Carlo estimate "
+        f"(seed {SEED}) next to the exact value where one exists."
+    )
+    st.latex(
+        r"\mathrm{Var}(q\cdot k) = \sum_{i=1}^{d_k}\mathrm{Var}(q_i k_i) = d_k, \qquad "
+        r"\mathrm{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = 1"
+    )
+    variances = _variance_table(VARIANCE_SAMPLES, SEED)
+    left, right = st.columns([3, 2])
+    left.plotly_chart(
+        scaling.variance_figure(variances, VARIANCE_SAMPLES, ctx.presentation),
+        width="stretch",
+        key="scaling_variance",
+    )
+    right.dataframe(variances.round(3), hide_index=True, width="stretch", height=480)
+    right.caption(
+        "The s.d. of a sample variance of n draws is σ²·√(2/(n−1) + κ/n), with σ² = d_k and "
+        "excess kurtosis κ = 6/d_k for q·k."
+    )
+
+    state.url_value("scaling_dk", 64, int, valid=lambda v: v in DK_CHOICES)
+    state.url_value("scaling_n", 16, int, valid=lambda v: 2 <= v <= 256)
+    left, right = st.columns(2)
+    d_k = left.select_slider("d_k for the histograms", DK_CHOICES, key="scaling_dk")
+    n_keys = right.slider("Number of keys n", 2, 256, key="scaling_n")
+    figure, summary = _histograms(d_k, HISTOGRAM_SAMPLES, SEED, ctx.presentation)
+    st.plotly_chart(figure, width="stretch", key="scaling_histograms")
+    st.dataframe(summary.round(3), hide_index=True, width="stretch")
+
+    st.subheader(f"What the softmax does with these logits, over n = {n_keys} keys")
+    st.latex(
+        r"p = \mathrm{softmax}(s\,q\cdot k_1, \dots, s\,q\cdot k_n), \quad "
+        r"H(p) = -\sum_j p_j \log p_j, \quad \frac{\partial p}{\partial z} = "
+        r"\mathrm{diag}(p) - pp^\top"
+    )
+    table = _softmax_table(n_keys, SOFTMAX_TRIALS, SEED)
+    st.plotly_chart(
+        scaling.softmax_figure(table, n_keys, ctx.presentation),
+        width="stretch",
+        key="scaling_softmax",
+    )
+    st.caption(
+        f"Means over {SOFTMAX_TRIALS:,} random queries per d_k. Uniform weights would give "
+        f"largest weight 1/n = {1 / n_keys:.4f} and entropy log n = {math.log(n_keys):.4f}; a "
+        "one-hot row gives 1 and 0, and a Jacobian of norm 0: no gradient passes."
+    )
+    st.dataframe(table.round(4), hide_index=True, width="stretch")
+
+    _live_section(ctx)
+    return ["scaling_dk", "scaling_n", "scaling_T", "scaling_kind", "scaling_layer", "scaling_head"]
+
+
+def _live_section(ctx: state.ViewContext) -> None:
+    trace = ctx.trace
+    st.subheader("The same model and text with another scale")
+    st.markdown(
+        "Each run below is a separate pass of the model with its own scale s in "
+        "softmax(s·QKᵀ)V; the model itself is not changed. A temperature T gives "
+        "s = 1/(T·√d_k): T > 1 flattens the attention, T < 1 sharpens it."
+    )
+    kinds = list(trace.kinds)
+    state.url_value("scaling_T", 2.0, float, valid=lambda v: v in TEMPERATURES)
+    state.url_value("scaling_kind", kinds[0], valid=lambda v: v in kinds)
+    state.url_value("scaling_layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
+    state.url_value("scaling_head", 0, int, valid=lambda v: 0 <= v < trace.n_heads)
+    controls = st.columns([2, 2, 3, 2])
+    temperature = controls[0].select_slider("Temperature T", TEMPERATURES, key="scaling_T")
+    kind = controls[1].selectbox(
+        "Attention kind", kinds, format_func=lambda k: KIND_LABELS[k], key="scaling_kind"
+    )
+    layer = controls[2].select_slider(
+        "Layer",
+        options=list(range(trace.n_layers)),
+        format_func=lambda i: str(i + 1),
+        key="scaling_layer",
+    )
+    head = controls[3].selectbox(
+        "Head",
+        list(range(trace.n_heads)),
+        format_func=lambda h: f"head {h + 1}",
+        key="scaling_head",
+    )
+    root = math.sqrt(trace.d_k)
+    runs = {
+        f"paper: 1/√d_k = 1/{root:.3g}": trace,
+        "no scaling: s = 1": state.get_trace(ctx.name, ctx.text, scale=1.0, decoding=ctx.decoding),
+        f"T = {temperature:g}: s = 1/({temperature:g}·√d_k)": state.get_trace(
+            ctx.name, ctx.text, scale=1 / (temperature * root), decoding=ctx.decoding
+        ),
+    }
+    columns = st.columns(len(runs))
+    for n, (column, (label, run)) in enumerate(zip(columns, runs.items())):
+        column.plotly_chart(
+            heatmap(
+                run,
+                kind,
+                layer,
+                head,
+                model_label=f"{ctx.loaded.label} · {label}",
+                presentation=ctx.presentation,
+            ),
+            width="stretch",
+            key=f"scaling_live_{n}",
+        )
+    if kind != "encoder_self":
+        st.caption(
+            "The decoder rows are those of each run's own translation, so the tokens can differ "
+            "between the runs."
+        )
+    st.markdown(f"**Every layer and head** ({KIND_LABELS[kind]}), mean over the query rows:")
+    st.dataframe(
+        scaling.head_statistics(runs, kind).round(3),
+        hide_index=True,
+        width="stretch",
+        height=360,
+    )
+    st.markdown("**The model's output** under each scale, compared with the paper's scale:")
+    st.dataframe(
+        scaling.output_change(runs, next(iter(runs))).round(4), hide_index=True, width="stretch"
+    )
