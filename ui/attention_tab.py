@@ -1,44 +1,388 @@
-"""The Attention tab: pick a kind, layer and head and see who attends to whom."""
+"""The Attention tab: who attends to whom, in five views of the same cached Trace.
+
+Every choice (view, kind, layer, head, options) is a session key mirrored in the URL, and every
+figure is drawn from `ctx.trace`, so changing them never runs the model again.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from viz.attention import heatmap
+from viz import export
+from viz.attention import (
+    MASKED_EXPLANATION,
+    OVERVIEW_MAX_TOKENS,
+    head_label,
+    heatmap,
+    overview,
+)
+from viz.breakdown import breakdown_figure, breakdown_table
+from viz.decoding import alternatives_figure, gold_alignment, step_figure, step_title
+from viz.links import MAX_LINES, MAX_TOKENS, MIN_WEIGHT, links_figure, select_links
+from viz.rollout import fit_title
 from viz.style import KIND_LABELS
 
 from . import state
+from .text import escape_markdown
 
 HEAD_MEAN = -1  # the "mean over heads" choice in the head selector
+ALL_TOKENS = "all"  # the token-links focus that shows every token's lines
+
+VIEWS = {
+    "heatmap": "Head heatmap",
+    "overview": "Model overview",
+    "links": "Token links",
+    "breakdown": "Query–key breakdown",
+    "decoding": "Decoding step by step",
+}
+
+EXPLANATIONS = {
+    "heatmap": """**What am I looking at?** One attention head as a table of weights. Each row is
+a *query* token, the position that is building its new representation; each column is a *key*
+token it may read. A row sums to 1: it is the softmax in Eq. (1) of Section 3.2.1, saying how much
+of each token's value vector the query mixes in. Dark = much, white = nothing. The colours run
+from 0 to 1 for every head, so heads can be compared; *stretch* maps 0 to this head's largest
+weight instead, to see faint patterns.""",
+    "overview": """**What am I looking at?** Every head of every layer of one attention kind at
+once (Section 3.2.2: h heads in each of the N layers, each with its own projections W^Q, W^K,
+W^V). Each small square is one head's heatmap, queries down and keys across. Look for families:
+heads that look at the previous token (a diagonal just off the middle), at the first or last
+token (a dark column), or spread evenly (uniform grey-blue).""",
+    "links": """**What am I looking at?** The same weights as lines: queries on the left, keys
+on the right, one line from a query to each key it reads, as opaque as its weight. Several
+heads are drawn at once, one colour each, so you can see whether they agree. Choose a token to
+see only the lines leaving it (as a query) or arriving at it (as a key). Section 3.2.1, Eq. (1).""",
+    "breakdown": """**What am I looking at?** Eq. (1) of Section 3.2.1 computed on this model's
+numbers, for one query token and one head. The query vector *q* (top) is compared with each
+key vector *k* by a dot product q·k; the products are multiplied by the scale 1/√d_k (so large
+d_k does not push the softmax into regions with tiny gradients) and the softmax turns them into
+weights that sum to 1. These weights are exactly the row of the head heatmap.""",
+    "decoding": """**What am I looking at?** The decoder writing the translation one token at a
+time. At each step its encoder-decoder attention (Section 3.2.3) lets every head look at all
+source tokens: each row is a head, each column a source word. On the right: the token the model
+wrote and the other tokens it found probable (the softmax of Section 3.4). Red squares mark the
+corpus's gold word alignment, the source words a careful translator links to this word.""",
+}
+
+
+def available_views(kinds) -> list[str]:
+    """Decoding steps exist only for a model with a decoder."""
+    return [v for v in VIEWS if v != "decoding" or "cross" in kinds]
 
 
 def render(ctx: state.ViewContext) -> list[str]:
     """Draw the tab; returns the session keys it mirrors in the URL."""
     trace = ctx.trace
     kinds = list(trace.kinds)
+    views = available_views(kinds)
+    state.url_value("view", "heatmap", valid=lambda v: v in views)
     state.url_value("kind", kinds[0], valid=lambda v: v in kinds)
     state.url_value("layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
     state.url_value("head", 0, int, valid=lambda v: v == HEAD_MEAN or 0 <= v < trace.n_heads)
-    controls = st.columns([2, 3, 2])
-    kind = controls[0].selectbox(
-        "Attention kind", kinds, format_func=lambda k: KIND_LABELS[k], key="kind"
+    state.url_value("stretch", False, state.parse_bool)
+    view = st.radio(
+        "View",
+        views,
+        format_func=VIEWS.get,
+        horizontal=True,
+        key="view",
+        label_visibility="collapsed",
     )
-    layer = controls[1].select_slider(
+    keys = ["view", "kind", "layer", "head", "stretch"]
+    if ctx.presentation:
+        keys += _DRAW[view](ctx)
+        return keys
+    figure_column, text_column = st.columns([4, 1])
+    with figure_column:
+        keys += _DRAW[view](ctx)
+    with text_column:
+        st.markdown(EXPLANATIONS[view])
+    return keys
+
+
+def _controls(ctx: state.ViewContext, kind_choice: bool = True, head_choice: str = "one"):
+    """Kind, layer and head selectors; head_choice is "one", "one_or_mean" or "none"."""
+    trace = ctx.trace
+    columns = st.columns([2, 3, 2])
+    kind = "cross"
+    if kind_choice:
+        kind = columns[0].selectbox(
+            "Attention kind", list(trace.kinds), format_func=KIND_LABELS.get, key="kind"
+        )
+    layer = columns[1].select_slider(
         "Layer", options=list(range(trace.n_layers)), format_func=lambda i: str(i + 1), key="layer"
     )
-    head = controls[2].selectbox(
-        "Head",
-        [HEAD_MEAN, *range(trace.n_heads)],
-        format_func=lambda h: "mean over heads" if h == HEAD_MEAN else f"head {h + 1}",
-        key="head",
+    head = None
+    if head_choice != "none":
+        options = list(range(trace.n_heads))
+        if head_choice == "one_or_mean":
+            options.insert(0, HEAD_MEAN)
+        elif st.session_state["head"] == HEAD_MEAN:
+            st.session_state["head"] = 0  # this view needs a single head
+        head = columns[2].selectbox(
+            "Head",
+            options,
+            format_func=lambda h: head_label(None if h == HEAD_MEAN else h),
+            key="head",
+        )
+    return kind, layer, head
+
+
+def _stretch_control(ctx: state.ViewContext) -> bool:
+    if ctx.presentation:  # a secondary control: kept as the URL set it, not shown
+        return bool(st.session_state["stretch"])
+    return st.toggle("Stretch colours to this figure's largest weight", key="stretch")
+
+
+def _chart(
+    ctx: state.ViewContext, fig, key: str, file_name: str, top_tokens=(), line_chars: int = 70
+) -> None:
+    """Wrap the title to the figure's width, keep our large fonts (theme=None), PNG button."""
+    fit_title(fig, top_tokens, line_chars)
+    st.plotly_chart(
+        fig, width="stretch", key=key, theme=None, config=export.plotly_config(file_name)
     )
-    figure = heatmap(
-        trace,
-        kind,
-        layer,
-        None if head == HEAD_MEAN else head,
-        model_label=ctx.loaded.label,
-        presentation=ctx.presentation,
+
+
+def _downloads(ctx: state.ViewContext, fig, file_name: str, kind: str, layers, heads) -> None:
+    """CSV of what the view shows, the whole Trace as JSON, the figure as offline HTML.
+
+    The files are made only when a button is pressed (deferred), so reruns stay fast.
+    """
+    if ctx.presentation:
+        return
+    trace = ctx.trace
+    with st.expander("Download"):
+        columns = st.columns(3)
+        columns[0].download_button(
+            "Weights (CSV)",
+            lambda: export.attention_csv(trace, kind, layers, heads),
+            file_name=f"{file_name}.csv",
+            mime="text/csv",
+            on_click="ignore",
+            key=f"csv_{file_name}",
+        )
+        columns[1].download_button(
+            "Figure (interactive HTML)",
+            lambda: export.figure_html(fig),
+            file_name=f"{file_name}.html",
+            mime="text/html",
+            on_click="ignore",
+            key=f"html_{file_name}",
+        )
+        if export.trace_weight_count(trace) <= export.TRACE_JSON_MAX_WEIGHTS:
+            columns[2].download_button(
+                "Whole run (Trace JSON)",
+                lambda: export.trace_json(trace),
+                file_name=f"{trace.model}-trace.json",
+                mime="application/json",
+                on_click="ignore",
+                key=f"json_{file_name}",
+            )
+        else:
+            columns[2].caption(
+                f"The whole run has {export.trace_weight_count(trace):,} weights, too many for "
+                "a browser download; use `python -m model --model NAME --text … --json out.json`."
+            )
+        st.caption(
+            "CSV columns: layer, head, query_index, key_index (all 0-based), tokens and weight. "
+            "PNG: the camera button in the figure's toolbar."
+        )
+
+
+def _draw_heatmap(ctx: state.ViewContext) -> list[str]:
+    kind, layer, head = _controls(ctx, head_choice="one_or_mean")
+    stretch = _stretch_control(ctx)
+    one_head = None if head == HEAD_MEAN else head
+    fig = heatmap(ctx.trace, kind, layer, one_head, ctx.loaded.label, stretch, ctx.presentation)
+    name = f"{ctx.name}-{kind}-layer{layer + 1}-" + (
+        "mean" if one_head is None else f"head{head + 1}"
     )
-    st.plotly_chart(figure, width="stretch", key="attention_heatmap")
-    return ["kind", "layer", "head"]
+    _chart(ctx, fig, "attention_heatmap", name, top_tokens=ctx.trace.axis_tokens(kind)[1])
+    if kind == "decoder_self":
+        st.caption(MASKED_EXPLANATION)
+    heads = range(ctx.trace.n_heads) if one_head is None else [one_head]
+    _downloads(ctx, fig, name, kind, [layer], heads)
+    return []
+
+
+def _open_head(layer: int, head: int) -> None:
+    st.session_state["layer"], st.session_state["head"] = layer, head
+    st.session_state["view"] = "heatmap"
+
+
+def _draw_overview(ctx: state.ViewContext) -> list[str]:
+    trace = ctx.trace
+    kind, _, _ = _controls(ctx, head_choice="none")
+    stretch = _stretch_control(ctx)
+    fig = overview(trace, kind, ctx.loaded.label, stretch, ctx.presentation)
+    name = f"{ctx.name}-{kind}-all-heads"
+    _chart(ctx, fig, "attention_overview", name)
+    queries, keys = trace.axis_tokens(kind)
+    if max(len(queries), len(keys)) > OVERVIEW_MAX_TOKENS:
+        st.caption(
+            f"Only the first {OVERVIEW_MAX_TOKENS} tokens are drawn here, so the figure stays "
+            "readable and small; the head heatmap shows every token."
+        )
+    if kind == "decoder_self":
+        st.caption(MASKED_EXPLANATION)
+    # Plotly heatmaps cannot be point-selected, so a head is opened with these controls.
+    pick = st.columns([2, 2, 3])
+    open_layer = pick[0].selectbox(
+        "Open layer", range(trace.n_layers), format_func=lambda i: f"layer {i + 1}"
+    )
+    open_head = pick[1].selectbox(
+        "head", range(trace.n_heads), format_func=lambda h: f"head {h + 1}"
+    )
+    pick[2].button(
+        "Open this head in the heatmap",
+        on_click=_open_head,
+        args=(open_layer, open_head),
+        key="open_head",
+    )
+    layers = range(trace.n_layers)
+    if trace.attention[kind].size > export.TRACE_JSON_MAX_WEIGHTS:
+        layers = [st.session_state["layer"]]  # the CSV would be too large: the current layer
+    _downloads(ctx, fig, name, kind, layers, range(trace.n_heads))
+    return []
+
+
+def _focus_options(trace, kind: str) -> list[str]:
+    queries, keys = trace.axis_tokens(kind)
+    return (
+        [ALL_TOKENS]
+        + [f"q{i}" for i in range(min(len(queries), MAX_TOKENS))]
+        + [f"k{j}" for j in range(min(len(keys), MAX_TOKENS))]
+    )
+
+
+def _draw_links(ctx: state.ViewContext) -> list[str]:
+    trace = ctx.trace
+    kind, layer, _ = _controls(ctx, head_choice="none")
+    all_heads = list(range(trace.n_heads))
+    state.url_value(
+        "heads",
+        all_heads,
+        state.parse_int_list,
+        valid=lambda hs: all(0 <= h < trace.n_heads for h in hs),
+    )
+    focus_options = _focus_options(trace, kind)
+    state.url_value("focus", ALL_TOKENS, valid=lambda f: f in focus_options)
+    queries, keys = trace.axis_tokens(kind)
+    columns = st.columns([3, 2])
+    heads = columns[0].multiselect(
+        "Heads (one colour each)",
+        all_heads,
+        format_func=lambda h: f"head {h + 1}",
+        key="heads",
+    )
+    focus_key = columns[1].selectbox(
+        "Token",
+        focus_options,
+        format_func=lambda f: (
+            "all tokens"
+            if f == ALL_TOKENS
+            else (
+                f"query {int(f[1:]) + 1}: {queries[int(f[1:])]}"
+                if f[0] == "q"
+                else f"key {int(f[1:]) + 1}: {keys[int(f[1:])]}"
+            )
+        ),
+        key="focus",
+    )
+    focus = (
+        None
+        if focus_key == ALL_TOKENS
+        else ("query" if focus_key[0] == "q" else "key", int(focus_key[1:]))
+    )
+    selection = select_links(trace, kind, layer, sorted(heads), focus)
+    fig = links_figure(
+        trace, kind, layer, sorted(heads), focus, ctx.loaded.label, ctx.presentation, selection
+    )
+    name = f"{ctx.name}-{kind}-layer{layer + 1}-links"
+    _chart(ctx, fig, "attention_links", name)
+    bounds = [f"lines under {MIN_WEIGHT} are left out ({selection.dropped_light:,} of them)"]
+    if selection.dropped_over_cap:
+        bounds.append(
+            f"only the {MAX_LINES} heaviest are drawn ({selection.dropped_over_cap:,} more hidden)"
+        )
+    if max(len(queries), len(keys)) > MAX_TOKENS:
+        bounds.append(f"only the first {MAX_TOKENS} tokens are shown")
+    st.caption("To keep the figure readable: " + "; ".join(bounds) + ".")
+    _downloads(ctx, fig, name, kind, [layer], sorted(heads))
+    return ["heads", "focus"]
+
+
+def _draw_breakdown(ctx: state.ViewContext) -> list[str]:
+    trace = ctx.trace
+    kind, layer, head = _controls(ctx, head_choice="one")
+    queries, _ = trace.axis_tokens(kind)
+    state.url_value("query", 0, int, valid=lambda q: 0 <= q < len(queries))
+    query = st.selectbox(
+        "Query token",
+        range(len(queries)),
+        format_func=lambda i: f"{i + 1}: {queries[i]}",
+        key="query",
+    )
+    fig = breakdown_figure(trace, kind, layer, head, query, ctx.loaded.label, ctx.presentation)
+    name = f"{ctx.name}-{kind}-layer{layer + 1}-head{head + 1}-query{query + 1}"
+    _chart(ctx, fig, "attention_breakdown", name)
+    if kind == "decoder_self":
+        st.caption("Later keys are masked (Section 3.2.3): they get no logit and weight 0.")
+    if not ctx.presentation:
+        st.dataframe(
+            breakdown_table(trace, kind, layer, head, query),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "q·k": st.column_config.NumberColumn(format="%.4f"),
+                "scaled logit": st.column_config.NumberColumn(format="%.4f"),
+                "softmax": st.column_config.NumberColumn(format="%.4f"),
+            },
+        )
+    _downloads(ctx, fig, name, kind, [layer], [head])
+    return ["query"]
+
+
+def _draw_decoding(ctx: state.ViewContext) -> list[str]:
+    trace = ctx.trace
+    _, layer, _ = _controls(ctx, kind_choice=False, head_choice="none")
+    steps = trace.steps
+    state.url_value("step", 0, int, valid=lambda s: 0 <= s < len(steps))
+    step = st.select_slider(
+        "Output step",
+        options=list(range(len(steps))),
+        format_func=lambda t: f"{t + 1}: {steps[t].token}",
+        key="step",
+    )
+    gold = gold_alignment(trace)
+    name = f"{ctx.name}-cross-layer{layer + 1}-step{step + 1}"
+    attention_column, choice_column = st.columns([3, 2])
+    with attention_column:
+        fig = step_figure(trace, layer, step, gold, ctx.loaded.label, ctx.presentation)
+        _chart(ctx, fig, "decoding_attention", name, line_chars=44)
+    with choice_column:
+        st.markdown("**" + step_title(trace, step, escape_markdown) + "**")
+        top = alternatives_figure(trace, step, ctx.presentation)
+        _chart(ctx, top, "decoding_top", name + "-top", line_chars=22)
+    if gold is None:
+        st.caption("No gold alignment: the corpus grammar does not cover this English sentence.")
+    elif gold.exact:
+        st.caption("Red squares: the corpus's gold alignment (the model wrote the reference).")
+    else:
+        st.caption(
+            "The gold alignment belongs to the reference translation "
+            f"“{escape_markdown(' '.join(gold.reference))}”, which the model did not write "
+            "exactly; red squares mark it for generated words that also occur in the reference."
+        )
+    _downloads(ctx, fig, name, "cross", [layer], range(trace.n_heads))
+    return ["step"]
+
+
+_DRAW = {
+    "heatmap": _draw_heatmap,
+    "overview": _draw_overview,
+    "links": _draw_links,
+    "breakdown": _draw_breakdown,
+    "decoding": _draw_decoding,
+}

@@ -87,3 +87,8 @@ def parse_bool(raw: str) -> bool:
     if raw not in ("0", "1"):
         raise ValueError(raw)
     return raw == "1"
+
+
+def parse_int_list(raw: str) -> list[int]:
+    """A list of integers as `sync_url` writes it ("[0, 2]"), or typed by hand ("0,2")."""
+    return [int(part) for part in raw.strip("[]").replace(" ", "").split(",") if part]

@@ -1,13 +1,27 @@
-"""Attention figures: one head as a heatmap, with the tokens on both axes."""
+"""Attention figures: one head as a heatmap, and every layer and head of one kind at once.
+
+Queries (the positions attending) run down, keys (the positions attended to) run across, as in
+the matrix softmax(QK^T / sqrt(d_k)) of Eq. (1), Section 3.2.1.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from model.trace import Trace
 
-from .style import ATTENTION_COLORSCALE, KIND_LABELS, MASKED_COLOR, apply_layout, safe, safe_all
+from .style import ATTENTION_COLORSCALE, KIND_LABELS, MASKED_COLOR, apply_layout, safe
+
+# The overview draws layers × heads small multiples; beyond this many tokens each cell would be
+# too small to read and the figure too large to send, so it shows the first tokens only.
+OVERVIEW_MAX_TOKENS = 48
+MASKED_EXPLANATION = (
+    "Grey cells are masked: in decoder self-attention a position may not look at later "
+    "positions (Section 3.2.3), so those weights do not exist; they are not weights of 0."
+)
+_INVISIBLE = "\u200b"  # zero-width space: makes repeated tokens distinct categories, unseen
 
 
 def head_weights(trace: Trace, kind: str, layer: int, head: int | None) -> np.ndarray:
@@ -16,9 +30,48 @@ def head_weights(trace: Trace, kind: str, layer: int, head: int | None) -> np.nd
     return weights.mean(axis=0) if head is None else weights[head]
 
 
+def with_mask(kind: str, weights: np.ndarray) -> np.ndarray:
+    """Weights to draw: the future a causal mask hides becomes NaN (a gap), not 0."""
+    shown = np.array(weights, dtype=np.float32)  # float32 keeps figures compact
+    if kind == "decoder_self":
+        rows, cols = np.triu_indices(shown.shape[-2], k=1, m=shown.shape[-1])
+        shown[..., rows, cols] = np.nan
+    return shown
+
+
+def token_categories(tokens) -> list[str]:
+    """Escaped tokens made unique with invisible suffixes, for categorical axes.
+
+    Tokens repeat ("the ... the"); as distinct categories the hover can name the token directly
+    (`%{x}`) without a per-cell copy of the labels in the figure.
+    """
+    seen: dict[str, int] = {}
+    labels = []
+    for token in tokens:
+        label = safe(token)
+        labels.append(label + _INVISIBLE * seen.get(label, 0))
+        seen[label] = seen.get(label, 0) + 1
+    return labels
+
+
+def head_label(head: int | None) -> str:
+    return "mean over heads" if head is None else f"head {head + 1}"
+
+
 def head_title(trace: Trace, kind: str, layer: int, head: int | None, model_label: str) -> str:
-    which = "mean over heads" if head is None else f"head {head + 1}"
-    return f"{safe(model_label)} · {KIND_LABELS[kind]} · layer {layer + 1}, {which}"
+    return f"{safe(model_label)} · {KIND_LABELS[kind]} · layer {layer + 1}, {head_label(head)}"
+
+
+def token_axis(title: str, categories: list[str], **extra) -> dict:
+    """An axis labelled with the tokens themselves (escaped), one tick per token."""
+    return {
+        "title": {"text": title},
+        "type": "category",
+        "tickvals": categories,
+        "ticktext": [label.rstrip(_INVISIBLE) for label in categories],
+        "showgrid": False,
+        **extra,
+    }
 
 
 def heatmap(
@@ -35,51 +88,121 @@ def heatmap(
     The colour scale is fixed to 0..1 so heads can be compared; `stretch` maps 0..max instead.
     """
     queries, keys = trace.axis_tokens(kind)
-    weights = head_weights(trace, kind, layer, head).astype(float)
-    shown = weights.copy()
-    if kind == "decoder_self":
-        shown[np.triu_indices_from(shown, k=1)] = np.nan
-    q_labels, k_labels = safe_all(queries), safe_all(keys)
-    hover = [[(q, k) for k in k_labels] for q in q_labels]
+    shown = with_mask(kind, head_weights(trace, kind, layer, head))
+    q_labels, k_labels = token_categories(queries), token_categories(keys)
     zmax = float(np.nanmax(shown)) if stretch else 1.0
     fig = go.Figure(
         go.Heatmap(
             z=shown,
-            x=list(range(len(keys))),
-            y=list(range(len(queries))),
-            customdata=hover,
-            hovertemplate="query '%{customdata[0]}' → key '%{customdata[1]}': "
-            "%{z:.3f}<extra></extra>",
+            x=k_labels,
+            y=q_labels,
+            hovertemplate="query '%{y}' → key '%{x}': %{z:.4f}<extra></extra>",
             colorscale=ATTENTION_COLORSCALE,
             zmin=0.0,
             zmax=zmax,
-            colorbar={"title": {"text": "weight" + (" (stretched)" if stretch else "")}},
-            xgap=1,
-            ygap=1,
+            colorbar={"title": {"text": "weight" + (" (stretched)" if stretch else " (0–1)")}},
+            xgap=1 if len(keys) <= 64 else 0,
+            ygap=1 if len(queries) <= 64 else 0,
         )
     )
-    # Tokens repeat ("the ... the"), so the axes are positions labelled with the tokens.
+    if kind == "decoder_self":
+        # The masked future as its own grey layer, so its hover says "masked", not a number.
+        future = np.where(np.isnan(shown), 1.0, np.nan).astype(np.float32)
+        fig.add_trace(
+            go.Heatmap(
+                z=future,
+                x=k_labels,
+                y=q_labels,
+                colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
+                showscale=False,
+                hovertemplate="query '%{y}' → key '%{x}': masked (a later position)<extra></extra>",
+                xgap=1 if len(keys) <= 64 else 0,
+                ygap=1 if len(queries) <= 64 else 0,
+            )
+        )
     size = max(420, min(900, 34 * max(len(queries), len(keys)) + 200))
     apply_layout(
         fig,
         head_title(trace, kind, layer, head, model_label or trace.model),
         presentation,
-        height=size,
-        plot_bgcolor=MASKED_COLOR if kind == "decoder_self" else "white",
-        xaxis={
-            "title": {"text": "key (attended to)"},
-            "tickvals": list(range(len(keys))),
-            "ticktext": k_labels,
-            "tickangle": -45,
-            "side": "top",
-            "showgrid": False,
-        },
-        yaxis={
-            "title": {"text": "query (attending)"},
-            "tickvals": list(range(len(queries))),
-            "ticktext": q_labels,
-            "autorange": "reversed",
-            "showgrid": False,
-        },
+        height=round(size * (1.25 if presentation else 1.0)),
+        plot_bgcolor="white",
+        xaxis=token_axis("key (attended to)", k_labels, tickangle=-45, side="top"),
+        yaxis=token_axis("query (attending)", q_labels, autorange="reversed"),
     )
     return fig
+
+
+def overview(
+    trace: Trace,
+    kind: str,
+    model_label: str | None = None,
+    stretch: bool = False,
+    presentation: bool = False,
+    max_tokens: int = OVERVIEW_MAX_TOKENS,
+) -> go.Figure:
+    """Every layer (rows) × head (columns) of one kind as small multiples in one figure.
+
+    Section 3.2.2: each of the h heads attends with its own projections, in each of the N layers.
+    Trace number layer * n_heads + head is that head's heatmap (see `overview_head`). Only the
+    first `max_tokens` queries and keys are drawn.
+    """
+    queries, keys = trace.axis_tokens(kind)
+    q_labels = token_categories(queries[:max_tokens])
+    k_labels = token_categories(keys[:max_tokens])
+    shown = with_mask(kind, trace.attention[kind][:, :, :max_tokens, :max_tokens])
+    n_layers, n_heads = shown.shape[:2]
+    fig = make_subplots(
+        rows=n_layers,
+        cols=n_heads,
+        shared_xaxes=True,
+        shared_yaxes=True,
+        horizontal_spacing=0.008,
+        vertical_spacing=0.012,
+        column_titles=[f"head {h + 1}" for h in range(n_heads)],
+        row_titles=[f"layer {layer + 1}" for layer in range(n_layers)],
+    )
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            weights = shown[layer, head]
+            fig.add_trace(
+                go.Heatmap(
+                    z=weights,
+                    x=k_labels,
+                    y=q_labels,
+                    coloraxis="coloraxis",
+                    hovertemplate=f"layer {layer + 1}, head {head + 1}<br>"
+                    "query '%{y}' → key '%{x}': %{z:.4f}<extra></extra>",
+                ),
+                row=layer + 1,
+                col=head + 1,
+            )
+    cut = len(queries) > max_tokens or len(keys) > max_tokens
+    title = f"{safe(model_label or trace.model)} · {KIND_LABELS[kind]} · all layers and heads"
+    if cut:
+        title += f" (first {max_tokens} tokens)"
+    zmax = float(np.nanmax(shown)) if stretch else 1.0
+    apply_layout(
+        fig,
+        title,
+        presentation,
+        height=round((150 if presentation else 115) * n_layers + 120),
+        plot_bgcolor=MASKED_COLOR if kind == "decoder_self" else "white",
+        coloraxis={
+            "colorscale": ATTENTION_COLORSCALE,
+            "cmin": 0.0,
+            "cmax": zmax,
+            "colorbar": {"title": {"text": "weight"}},
+        },
+        margin={"t": 110},
+    )
+    fig.update_xaxes(showticklabels=False, type="category")
+    fig.update_yaxes(showticklabels=False, type="category", autorange="reversed")
+    # Subplot titles are annotations: keep them readable but smaller than the main title.
+    fig.update_annotations(font_size=round(13 * (1.4 if presentation else 1.0)))
+    return fig
+
+
+def overview_head(curve_number: int, n_heads: int) -> tuple[int, int]:
+    """(layer, head) of the overview's trace number `curve_number`."""
+    return divmod(curve_number, n_heads)

@@ -1,0 +1,139 @@
+"""The Attention tab in a headless Streamlit session: every view renders, the URL holds the view,
+and the figures show the typed text's tokens."""
+
+import base64
+import html
+import importlib
+import json
+import pkgutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import ui
+from model import corpus
+from model.registry import MODELS
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+EN_DE_WEIGHTS = Path(__file__).resolve().parents[1] / "model" / "weights" / "en-de.safetensors"
+ALL_VIEWS = ("heatmap", "overview", "links", "breakdown", "decoding")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def only_the_attention_tab():
+    """The other tabs draw their own figures on every rerun and have their own tests; here they
+    draw nothing, so these tests time and check the Attention tab alone."""
+    patcher = pytest.MonkeyPatch()
+    for info in pkgutil.iter_modules(ui.__path__):
+        if info.name.endswith("_tab") and info.name != "attention_tab":
+            patcher.setattr(importlib.import_module(f"ui.{info.name}"), "render", lambda ctx: [])
+    yield
+    patcher.undo()
+
+
+def _model_params():
+    en_de = pytest.param(
+        "en-de",
+        marks=pytest.mark.skipif(
+            "en-de" not in MODELS or not EN_DE_WEIGHTS.exists(),
+            reason="the trained en-de model is not registered or its weights are not there yet",
+        ),
+    )
+    return ["paper-untrained", "minilm-l6", en_de]
+
+
+def _app(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def _figures(at) -> list[dict]:
+    """The Attention tab's figures as Plotly JSON."""
+    return [json.loads(chart.proto.spec) for chart in at.tabs[0].get("plotly_chart")]
+
+
+def _array(value) -> np.ndarray:
+    """A Plotly data array, plain or base64-encoded ("bdata") as plotly.py sends numpy arrays."""
+    if isinstance(value, dict):
+        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        shape = [int(n) for n in str(value.get("shape", len(raw))).split(",")]
+        return raw.reshape(shape)
+    return np.asarray(value, dtype=float)
+
+
+@pytest.mark.parametrize("model", _model_params())
+def test_every_view_renders(model):
+    at = _app(model=model)
+    assert not at.exception
+    views = at.radio(key="view").options
+    has_decoder = model != "minilm-l6"
+    assert len(views) == (5 if has_decoder else 4)
+    for view in ALL_VIEWS[: len(views)]:
+        at.radio(key="view").set_value(view).run()
+        assert not at.exception, (view, at.exception)
+        assert at.query_params["view"] == view
+        figures = _figures(at)
+        assert figures and all(f["layout"]["title"]["text"] for f in figures)
+    if has_decoder:
+        at.radio(key="view").set_value("heatmap").run()
+        for kind in ("encoder_self", "decoder_self", "cross"):
+            at.selectbox(key="kind").set_value(kind).run()
+            assert not at.exception, (kind, at.exception)
+
+
+def test_url_sets_the_view():
+    at = _app(model="paper-untrained", view="links", kind="cross", layer="2", focus="q1")
+    assert not at.exception
+    assert at.radio(key="view").value == "links"
+    title = _figures(at)[0]["layout"]["title"]["text"]
+    assert "encoder-decoder (cross) attention" in title and "layer 3, heads 1, 2" in title
+    assert at.selectbox(key="focus").value == "q1"
+    at.radio(key="view").set_value("breakdown").run()
+    assert at.query_params["view"] == "breakdown"
+    assert "layer 3, head 1<br>query" in _figures(at)[0]["layout"]["title"]["text"]
+
+
+def test_bad_url_values_fall_back():
+    at = _app(model="minilm-l6", view="decoding", layer="99", head="x")
+    assert not at.exception
+    assert at.radio(key="view").value == "heatmap"  # MiniLM has no decoder
+    assert "layer 1, head 1" in _figures(at)[0]["layout"]["title"]["text"]
+
+
+def test_typed_sentence_labels_the_heatmap_and_layer_head_redraw():
+    text = "a cat and a dog see the man ."
+    at = _app(model="paper-untrained", view="heatmap")
+    at.sidebar.text_area(key="text").set_value(text).run()
+    first = _figures(at)[0]
+    tokens = corpus.tokenize_english(text)
+    assert first["layout"]["xaxis"]["ticktext"] == tokens
+    assert first["layout"]["yaxis"]["ticktext"] == tokens
+    at.select_slider(key="layer").set_value(3).run()
+    at.selectbox(key="head").set_value(5).run()
+    second = _figures(at)[0]
+    assert "layer 4, head 6" in second["layout"]["title"]["text"]
+    assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
+    assert not np.array_equal(_array(first["data"][0]["z"]), _array(second["data"][0]["z"]))
+
+
+def test_typed_html_is_escaped_end_to_end():
+    at = _app(model="minilm-l6", text="the <b>x</b> dog")
+    ticktext = _figures(at)[0]["layout"]["xaxis"]["ticktext"]
+    assert html.escape("<") in ticktext and "/" in ticktext
+    assert not any("<" in label for label in ticktext)
+
+
+def test_presentation_mode_is_larger_and_sparer():
+    normal = _app(model="paper-untrained")
+    shown = _app(model="paper-untrained", present="1")
+    assert not shown.exception
+    big, small = _figures(shown)[0]["layout"], _figures(normal)[0]["layout"]
+    assert big["font"]["size"] > small["font"]["size"] and big["height"] > small["height"]
+    explanation = "What am I looking at?"
+    assert any(explanation in m.value for m in normal.tabs[0].markdown)
+    assert not any(explanation in m.value for m in shown.tabs[0].markdown)
+    assert not shown.tabs[0].get("download_button")

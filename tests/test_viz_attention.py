@@ -1,0 +1,269 @@
+"""Attention figures against the Trace they draw and against independent computations.
+
+One real encoder-decoder Trace (the paper's untrained base model) is made per module; expected
+values come from the Trace's arrays and numpy, never from the figure code under test.
+"""
+
+import dataclasses
+import html
+import io
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from model import registry
+from model.trace import run
+from viz import export
+from viz.attention import heatmap, overview, overview_head
+from viz.breakdown import breakdown_figure, breakdown_table
+from viz.decoding import alternatives_figure, gold_alignment, step_figure
+from viz.links import links_figure, select_links
+
+TEXT = "the small dog sees the old man ."
+KINDS = ("encoder_self", "decoder_self", "cross")
+
+
+@pytest.fixture(scope="module")
+def trace():
+    loaded = registry.load("paper-untrained", torch.device("cpu"))
+    return run(loaded, TEXT)
+
+
+def _visible(labels):
+    """What a category label shows: without the invisible suffix that makes repeats distinct."""
+    return [label.replace("\u200b", "") for label in labels]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_heatmap_axes_name_the_right_tokens(trace, kind):
+    fig = heatmap(trace, kind, 2, 3)
+    expected_queries = {"encoder_self": trace.source_tokens}.get(kind, trace.target_tokens)
+    expected_keys = {"cross": trace.source_tokens, "decoder_self": trace.target_tokens}.get(
+        kind, trace.source_tokens
+    )
+    # Queries run down (y), keys across (x): the cross-attention rows are the decoder's inputs.
+    assert list(fig.layout.yaxis.ticktext) == [html.escape(t) for t in expected_queries]
+    assert list(fig.layout.xaxis.ticktext) == [html.escape(t) for t in expected_keys]
+    assert _visible(fig.data[0].y) == list(fig.layout.yaxis.ticktext)
+    assert _visible(fig.data[0].x) == list(fig.layout.xaxis.ticktext)
+    assert len(set(fig.data[0].x)) == len(expected_keys)  # repeated tokens stay distinct columns
+    assert "layer 3, head 4" in fig.layout.title.text
+
+
+def test_decoder_self_attention_has_target_tokens_on_both_axes(trace):
+    fig = heatmap(trace, "decoder_self", 0, 0)
+    assert fig.layout.xaxis.ticktext == fig.layout.yaxis.ticktext
+    assert fig.layout.yaxis.ticktext[0] == "&lt;s&gt;"
+    assert len(fig.layout.xaxis.ticktext) == len(trace.target_tokens) != len(trace.source_tokens)
+
+
+def test_heatmap_values_are_the_weights_and_the_hover_names_token_and_value(trace):
+    fig = heatmap(trace, "cross", 1, 5)
+    z = np.asarray(fig.data[0].z, dtype=float)
+    np.testing.assert_array_equal(z, trace.attention["cross"][1, 5])
+    template = fig.data[0].hovertemplate
+    # Fill in Plotly's template by hand for one cell, as the browser does.
+    q, k = 3, 2
+    shown = (
+        template.replace("%{y}", fig.data[0].y[q])
+        .replace("%{x}", fig.data[0].x[k])
+        .replace("%{z:.4f}", f"{z[q, k]:.4f}")
+    )
+    expected = f"query '{trace.target_tokens[q]}' → key '{trace.source_tokens[k]}': "
+    assert shown.replace("\u200b", "").startswith(expected)
+    assert f"{trace.attention['cross'][1, 5, q, k]:.4f}" in shown
+    assert (fig.data[0].zmin, fig.data[0].zmax) == (0.0, 1.0)
+
+
+def test_decoder_self_masked_cells_are_gaps_not_zeros(trace):
+    fig = heatmap(trace, "decoder_self", 4, 2)
+    z = np.asarray(fig.data[0].z, dtype=float)
+    n = len(trace.target_tokens)
+    for q in range(n):
+        for k in range(n):
+            if k > q:
+                assert math.isnan(z[q, k])
+            else:
+                assert z[q, k] == pytest.approx(float(trace.attention["decoder_self"][4, 2, q, k]))
+    # A separate grey layer covers exactly the masked cells, and its hover says so.
+    mask = np.asarray(fig.data[1].z, dtype=float)
+    np.testing.assert_array_equal(~np.isnan(mask), np.isnan(z))
+    assert "masked" in fig.data[1].hovertemplate
+
+
+def test_mean_over_heads_is_the_numpy_mean(trace):
+    fig = heatmap(trace, "encoder_self", 5, None)
+    expected = np.mean(np.asarray(trace.attention["encoder_self"][5], dtype=np.float64), axis=0)
+    np.testing.assert_allclose(np.asarray(fig.data[0].z, dtype=float), expected, atol=1e-6)
+    assert "mean over heads" in fig.layout.title.text
+
+
+def test_stretch_maps_the_head_maximum(trace):
+    fig = heatmap(trace, "encoder_self", 0, 0, stretch=True)
+    assert fig.data[0].zmax == pytest.approx(float(trace.attention["encoder_self"][0, 0].max()))
+
+
+def test_typed_html_is_escaped_in_labels(trace):
+    typed = dataclasses.replace(trace, source_tokens=("<b>x</b>",) + trace.source_tokens[1:])
+    fig = heatmap(typed, "encoder_self", 0, 0)
+    assert fig.layout.xaxis.ticktext[0] == "&lt;b&gt;x&lt;/b&gt;"
+    assert "<b>" not in json.dumps([fig.data[0].x, fig.data[0].y])
+    links = links_figure(typed, "encoder_self", 0, [0])
+    assert "<b>" not in json.dumps([t.text for t in links.data if t.text is not None])
+
+
+def test_overview_has_one_heatmap_per_layer_and_head(trace):
+    fig = overview(trace, "decoder_self")
+    assert len(fig.data) == trace.n_layers * trace.n_heads == 48
+    for number, panel in enumerate(fig.data):
+        layer, head = overview_head(number, trace.n_heads)
+        z = np.asarray(panel.z, dtype=float)
+        expected = np.asarray(trace.attention["decoder_self"][layer, head], dtype=float)
+        lower = np.tril_indices_from(expected)
+        np.testing.assert_array_equal(z[lower], expected[lower])
+        assert np.isnan(z[np.triu_indices_from(z, k=1)]).all()
+        assert f"layer {layer + 1}, head {head + 1}" in panel.hovertemplate
+    labels = [a.text for a in fig.layout.annotations]
+    assert "head 8" in labels and "layer 6" in labels
+
+
+def test_overview_draws_only_the_first_tokens_and_says_so(trace):
+    fig = overview(trace, "cross", max_tokens=5)
+    assert np.asarray(fig.data[0].z).shape == (5, 5)
+    assert "first 5 tokens" in fig.layout.title.text
+
+
+def test_breakdown_recomputes_eq1(trace):
+    for kind, layer, head, query in (("encoder_self", 2, 1, 3), ("cross", 4, 6, 5)):
+        table = breakdown_table(trace, kind, layer, head, query)
+        q = np.asarray(trace.queries[kind][layer, head, query], dtype=np.float64)
+        keys = np.asarray(trace.keys[kind][layer, head], dtype=np.float64)
+        dots = np.array([sum(q[i] * key[i] for i in range(len(q))) for key in keys])
+        np.testing.assert_allclose(table["q·k"], dots, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(table["scaled logit"], dots / math.sqrt(trace.d_k), atol=1e-9)
+        np.testing.assert_allclose(
+            table["softmax"], trace.attention[kind][layer, head, query], atol=1e-6
+        )
+
+
+def test_breakdown_of_decoder_self_masks_the_future(trace):
+    query = 3
+    table = breakdown_table(trace, "decoder_self", 1, 0, query)
+    assert table["masked"].tolist() == [k > query for k in range(len(trace.target_tokens))]
+    assert table.loc[table["masked"], "scaled logit"].isna().all()
+    np.testing.assert_allclose(
+        table["softmax"], trace.attention["decoder_self"][1, 0, query], atol=1e-6
+    )
+    fig = breakdown_figure(trace, "decoder_self", 1, 0, query)
+    np.testing.assert_allclose(fig.data[-1].x, table["softmax"])
+
+
+def test_link_opacities_are_the_weights(trace):
+    fig = links_figure(trace, "encoder_self", 1, [0, 3])
+    lines = [t for t in fig.data if t.mode == "lines"]
+    assert lines
+    weights = trace.attention["encoder_self"][1]
+    n = len(trace.source_tokens)
+    for line in lines:
+        head = int(re.match(r"head (\d+)", line.name).group(1)) - 1
+        query, key = n - 1 - round(line.y[0]), n - 1 - round(line.y[1])
+        assert line.opacity == pytest.approx(float(weights[head, query, key]))
+    expected = int((weights[[0, 3]] >= 0.01).sum())
+    assert len(lines) == min(expected, 400)
+
+
+def test_link_focus_keeps_only_that_tokens_lines(trace):
+    chosen = select_links(trace, "cross", 2, [1, 2], focus=("query", 4))
+    assert chosen.links and all(link.query == 4 for link in chosen.links)
+    everything = trace.attention["cross"][2][[1, 2], 4]
+    assert len(chosen.links) == int((everything >= 0.01).sum())
+    arriving = select_links(trace, "cross", 2, [1], focus=("key", 0))
+    assert arriving.links and all(link.key == 0 for link in arriving.links)
+
+
+def test_links_are_capped(trace):
+    capped = select_links(trace, "encoder_self", 0, list(range(8)), max_lines=10)
+    assert len(capped.links) == 10
+    weights = sorted(trace.attention["encoder_self"][0].ravel(), reverse=True)
+    assert [link.weight for link in capped.links] == pytest.approx(weights[:10])
+
+
+def test_csv_round_trips_to_the_tensor(trace):
+    text = export.attention_csv(trace, "cross", [1, 3], [0, 7])
+    frame = pd.read_csv(io.StringIO(text), keep_default_na=False)
+    assert list(frame.columns) == export.CSV_COLUMNS
+    rebuilt = np.zeros((2, 2, len(trace.target_tokens), len(trace.source_tokens)))
+    for row in frame.itertuples():
+        rebuilt[[1, 3].index(row.layer), [0, 7].index(row.head), row.query_index, row.key_index] = (
+            row.weight
+        )
+        assert row.query_token == trace.target_tokens[row.query_index]
+        assert row.key_token == trace.source_tokens[row.key_index]
+    np.testing.assert_allclose(rebuilt, trace.attention["cross"][np.ix_([1, 3], [0, 7])], rtol=1e-7)
+
+
+def test_csv_of_decoder_self_leaves_out_the_masked_future(trace):
+    frame = pd.read_csv(io.StringIO(export.attention_csv(trace, "decoder_self", [0], [0])))
+    n = len(trace.target_tokens)
+    assert len(frame) == n * (n + 1) // 2
+    assert (frame["key_index"] <= frame["query_index"]).all()
+
+
+def test_html_export_works_offline(trace):
+    page = export.figure_html(heatmap(trace, "encoder_self", 0, 0))
+    assert "<html>" in page and "Plotly.newPlot" in page
+    assert not re.search(r"<script[^>]*src=[\"']https?:", page)
+    assert len(page) > 1_000_000  # plotly.js itself is inside
+
+
+def test_trace_json_is_the_trace(trace):
+    data = json.loads(export.trace_json(trace))
+    np.testing.assert_allclose(data["attention"]["cross"], trace.attention["cross"])
+    assert data["source_tokens"] == list(trace.source_tokens)
+
+
+def test_decoding_step_figure_and_alternatives(trace):
+    step = 2
+    fig = step_figure(trace, 3, step)
+    np.testing.assert_array_equal(
+        np.asarray(fig.data[0].z), trace.attention["cross"][3, :, step, :]
+    )
+    assert _visible(fig.data[0].x) == list(trace.source_tokens)
+    assert trace.steps[step].token in fig.layout.title.text
+    bars = alternatives_figure(trace, step).data[0]
+    assert list(bars.x[: len(trace.steps[step].alternatives)]) == [
+        p for _, p in trace.steps[step].alternatives
+    ]
+
+
+def test_gold_alignment_exact_when_the_reference_was_written(trace):
+    # The reference for TEXT, written by hand: word-for-word, "der kleine Hund sieht den alten
+    # Mann ." (each German word aligned to the English word in the same place).
+    german = ("der", "kleine", "Hund", "sieht", "den", "alten", "Mann", ".", "</s>")
+    steps = tuple(
+        dataclasses.replace(trace.steps[0], query_token=q, token=t)
+        for q, t in zip(("<s>",) + german[:-1], german)
+    )
+    perfect = dataclasses.replace(trace, steps=steps)
+    gold = gold_alignment(perfect)
+    assert gold.exact
+    assert gold.rows == tuple((i,) for i in range(8)) + (None,)
+    fig = step_figure(perfect, 0, 2, gold)
+    marks = fig.data[1]
+    assert set(_visible(marks.x)) == {"dog"} and len(marks.y) == trace.n_heads
+
+
+def test_gold_alignment_by_matching_when_the_output_differs(trace):
+    written = ("der", "Mann", "</s>")
+    steps = tuple(
+        dataclasses.replace(trace.steps[0], query_token=q, token=t)
+        for q, t in zip(("<s>",) + written[:-1], written)
+    )
+    gold = gold_alignment(dataclasses.replace(trace, steps=steps))
+    assert not gold.exact
+    assert gold.rows == ((0,), (6,), None)  # "Mann" borrows the reference's link to "man"

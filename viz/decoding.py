@@ -1,0 +1,165 @@
+"""Decoding step by step: at each output position, where every head of the encoder-decoder
+attention looks in the source, what the model wrote and what else it considered.
+
+Section 3.2.3: in encoder-decoder attention the queries come from the decoder and the keys and
+values from the encoder output, so every decoder position can look at every source token.
+Row t of the decoder reads target_tokens[t] and produces steps[t].token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from model import corpus
+from model.tokenizers import EOS_ID, SPECIALS
+from model.trace import Trace
+
+from .attention import token_axis, token_categories
+from .style import ATTENTION_COLORSCALE, KIND_LABELS, apply_layout, safe
+
+EOS = SPECIALS[EOS_ID]
+GOLD_COLOR = "#d62728"
+
+
+@dataclass(frozen=True)
+class GoldAlignment:
+    """Gold source positions for each decoder row (None where there is none, e.g. at </s>).
+
+    `exact` is True when the model wrote exactly the reference translation; otherwise each
+    generated token borrows the alignment of the same word in the reference, where there is one.
+    """
+
+    rows: tuple[tuple[int, ...] | None, ...]
+    reference: tuple[str, ...]
+    exact: bool
+
+
+def gold_alignment(trace: Trace) -> GoldAlignment | None:
+    """The corpus's gold alignment for this source sentence, or None if the grammar lacks it."""
+    positions = [i for i, token in enumerate(trace.source_tokens) if token not in SPECIALS]
+    example = corpus.translate([trace.source_tokens[i] for i in positions])
+    if example is None:
+        return None
+    produced = [step.token for step in trace.steps]
+    german = list(example.german)
+    exact = produced == german or produced == german + [EOS]
+    rows: list[tuple[int, ...] | None] = []
+    used: set[int] = set()
+    for t, token in enumerate(produced):
+        if exact:
+            match = t if t < len(german) else None
+        elif t < len(german) and german[t] == token and t not in used:
+            match = t
+        else:
+            match = next((j for j, g in enumerate(german) if g == token and j not in used), None)
+        if match is None:
+            rows.append(None)
+            continue
+        used.add(match)
+        rows.append(tuple(positions[e] for e in example.alignment[match]))
+    return GoldAlignment(tuple(rows), example.german, exact)
+
+
+def step_title(trace: Trace, step: int, escape: Callable[[str], str] = safe) -> str:
+    """What the decoder did at this step; `escape` suits where the text goes (Plotly: `safe`)."""
+    s = trace.steps[step]
+    return (
+        f"step {step + 1}: reads '{escape(s.query_token)}', writes '{escape(s.token)}' "
+        f"(p = {s.probability:.3f})"
+    )
+
+
+def step_figure(
+    trace: Trace,
+    layer: int,
+    step: int,
+    gold: GoldAlignment | None = None,
+    model_label: str | None = None,
+    presentation: bool = False,
+) -> go.Figure:
+    """Heads (rows) × source tokens (columns): cross-attention of decoder row `step`.
+
+    Gold-aligned source tokens are outlined in red in every head's row.
+    """
+    weights = trace.attention["cross"][layer, :, step, :]
+    sources = token_categories(trace.source_tokens)
+    heads = [f"head {h + 1}" for h in range(weights.shape[0])]
+    fig = go.Figure(
+        go.Heatmap(
+            z=weights,
+            x=sources,
+            y=heads,
+            hovertemplate="%{y}: key '%{x}': %{z:.4f}<extra></extra>",
+            colorscale=ATTENTION_COLORSCALE,
+            zmin=0.0,
+            zmax=1.0,
+            colorbar={"title": {"text": "weight (0–1)"}},
+            xgap=1,
+            ygap=1,
+        )
+    )
+    aligned = gold.rows[step] if gold is not None and step < len(gold.rows) else None
+    if aligned:
+        fig.add_trace(
+            go.Scatter(
+                x=[sources[i] for i in aligned for _ in heads],
+                y=[h for _ in aligned for h in heads],
+                mode="markers",
+                marker={
+                    "symbol": "square-open",
+                    "size": 26,
+                    "color": GOLD_COLOR,
+                    "line": {"width": 3},
+                },
+                name="gold alignment" + ("" if gold.exact else " (by matching the reference)"),
+                hovertemplate="gold alignment: '%{x}'<extra></extra>",
+            )
+        )
+    title = (
+        f"{safe(model_label or trace.model)} · {KIND_LABELS['cross']} · layer {layer + 1} · "
+        + step_title(trace, step)
+    )
+    apply_layout(
+        fig,
+        title,
+        presentation,
+        height=round((40 * len(heads) + 260) * (1.25 if presentation else 1.0)),
+        xaxis=token_axis("source token (key)", sources, tickangle=-45),
+        yaxis={"title": {"text": "head"}, "autorange": "reversed", "showgrid": False},
+        legend={"orientation": "h", "y": -0.3},
+        plot_bgcolor="white",
+    )
+    return fig
+
+
+def alternatives_figure(trace: Trace, step: int, presentation: bool = False) -> go.Figure:
+    """The most probable next tokens at this step, best first; the one written is highlighted."""
+    s = trace.steps[step]
+    options = list(s.alternatives)
+    if s.token not in {token for token, _ in options}:
+        options.append((s.token, s.probability))  # beam search may keep a less probable token
+    labels = token_categories(token for token, _ in options)
+    fig = go.Figure(
+        go.Bar(
+            x=[p for _, p in options],
+            y=labels,
+            orientation="h",
+            marker_color=["#1f77b4" if token == s.token else "#c7c7c7" for token, _ in options],
+            text=[f"{p:.3f}" for _, p in options],
+            textposition="outside",
+            hovertemplate="'%{y}': p = %{x:.4f}<extra></extra>",
+        )
+    )
+    apply_layout(
+        fig,
+        f"Next-token probabilities at step {step + 1} (blue: written)",
+        presentation,
+        height=round(380 * (1.25 if presentation else 1.0)),
+        xaxis={"title": {"text": "probability"}, "range": [0, 1.1]},
+        yaxis=token_axis("token", labels, autorange="reversed"),
+        plot_bgcolor="white",
+    )
+    return fig
