@@ -60,17 +60,20 @@ if trace.output:
 for notice in trace.notices:
     st.info(notice)
 
-# Each tab's render(ctx) draws it and returns the session keys it mirrors in the URL.
+# Each tab's render(ctx) draws it and returns the session keys it mirrors in the URL. Only the
+# open tab runs (lazy tabs), so a change in one view does not redraw the others.
 TABS = [
     ("Attention", attention_tab.render),
     ("Heads & rollout", heads_tab.render),
     ("Ablation", ablation_tab.render),
-    ("Model", model_tab.render),
     ("Positional encoding", positional_tab.render),
     ("Scaling 1/√d_k", scaling_tab.render),
+    ("Model", model_tab.render),
 ]
 ctx = state.ViewContext(name, loaded, trace, text, decoding, presentation)
-for tab, (_, render) in zip(st.tabs([title for title, _ in TABS]), TABS):
-    with tab:
-        url_keys += render(ctx)
+tabs = st.tabs([title for title, _ in TABS], key="tab", on_change="rerun", bind="query-params")
+for tab, (_, render) in zip(tabs, TABS):
+    if tab.open:
+        with tab:
+            url_keys += render(ctx)
 state.sync_url(url_keys)

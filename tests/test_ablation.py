@@ -183,9 +183,10 @@ MODEL_PARAMS = [
 ]
 
 
-def app(model: str, **query) -> AppTest:
+def app(model: str, tab: str = "Ablation", **query) -> AppTest:
     at = AppTest.from_file("../app.py", default_timeout=300)
     at.query_params["model"] = model
+    at.query_params["tab"] = tab  # only the open tab runs
     at.query_params["text"] = TEXT
     for key, value in query.items():
         at.query_params[key] = value
@@ -217,7 +218,7 @@ def values(data) -> np.ndarray:
 
 @pytest.mark.parametrize("model", MODEL_PARAMS)
 def test_tabs_render_and_ablation_changes_results_and_url(model):
-    at = app(model)
+    at = app(model, "Heads & rollout")
     assert not at.exception, [e.value for e in at.exception]
     labels = [tab.label for tab in at.tabs]
     assert "Heads & rollout" in labels and "Ablation" in labels
@@ -226,7 +227,6 @@ def test_tabs_render_and_ablation_changes_results_and_url(model):
     assert any("entropy (normalised), per layer and head" in t for t in titles)
     statistics = [df.value for df in at.dataframe if "entropy_normalised" in df.value.columns]
     assert statistics and len(statistics[0]) == 6 * len(statistics[0]["head"].unique())
-    assert not any("ablated − intact" in t for t in titles)
 
     # Choosing the table's row of layer 2, head 3 (rows are layer-major) opens that head.
     n_heads = len(statistics[0]["head"].unique())
@@ -237,6 +237,8 @@ def test_tabs_render_and_ablation_changes_results_and_url(model):
     assert not at.exception, [e.value for e in at.exception]
     assert any("encoder self-attention layer 2, head 3" in t for t in chart_titles(at))
 
+    at.session_state["tab"] = at.query_params["tab"] = "Ablation"
+    at.run()
     at.multiselect(key="ablate_encoder_self").set_value(["L1 H2"]).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.query_params["ablate"] in ("encoder_self:0:1", ["encoder_self:0:1"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 FONT_SIZE = 18
 TITLE_SIZE = 22
@@ -27,6 +28,21 @@ KIND_LABELS = {
 }
 
 
+# A small white template: Plotly copies and validates the template of every new figure, and
+# its full built-in ones cost about 15 ms a figure, a large share of a page's redraw.
+pio.templates["atlas"] = go.layout.Template(
+    layout={
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "colorway": list(HEAD_COLORS),
+        "xaxis": {"gridcolor": "#ebebeb", "zeroline": False, "automargin": True},
+        "yaxis": {"gridcolor": "#ebebeb", "zeroline": False, "automargin": True},
+        "hovermode": "closest",
+    }
+)
+pio.templates.default = "atlas"
+
+
 def safe(text: str) -> str:
     """Text for a Plotly label: Plotly renders a subset of HTML, so typed text is escaped."""
     return html.escape(str(text), quote=False)
@@ -43,7 +59,6 @@ def apply_layout(fig: go.Figure, title: str, presentation: bool = False, **layou
         title={"text": title, "font": {"size": round(TITLE_SIZE * factor)}},
         font={"size": round(FONT_SIZE * factor)},
         hoverlabel={"font_size": round(FONT_SIZE * factor)},
-        template="plotly_white",
         **layout,
     )
     return fig
