@@ -8,8 +8,16 @@ import streamlit as st
 from model.registry import MODELS, ModelUnavailable, default_device, default_model_name
 from model.trace import InputError
 from model.weights import WeightsError
-from ui import ablation_tab, attention_tab, heads_tab, model_tab, positional_tab, scaling_tab, state
-from ui.text import escape_markdown
+from ui import (
+    ablation_tab,
+    attention_tab,
+    heads_tab,
+    model_tab,
+    output,
+    positional_tab,
+    scaling_tab,
+    state,
+)
 
 DEFAULT_TEXT = "the small dog sees the old man ."
 URL_TEXT_LIMIT = 2000  # longer texts stay out of the URL, which browsers cap in length
@@ -55,10 +63,7 @@ except InputError as err:
     state.sync_url(url_keys)
     st.stop()
 
-if trace.output:
-    st.markdown("#### Output: " + escape_markdown(trace.output))
-for notice in trace.notices:
-    st.info(notice)
+output.render(loaded, trace)
 
 # Each tab's render(ctx) draws it and returns the session keys it mirrors in the URL. Only the
 # open tab runs (lazy tabs), so a change in one view does not redraw the others.

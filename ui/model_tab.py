@@ -1,4 +1,5 @@
-"""The Model tab: the architecture's numbers, and how the weights were made and scored."""
+"""The Model tab: the architecture's numbers, how the weights were made and scored, and the
+vocabulary a word-level model can read."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from model.registry import LoadedModel
+from viz.metrics import alignment_error_grid, metrics_table
 
 from . import state
 
@@ -26,6 +28,16 @@ def architecture_table(loaded: LoadedModel) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
 
 
+def vocabulary_table(loaded: LoadedModel, search: str) -> pd.DataFrame | None:
+    """The words of a word-level vocabulary that contain `search` (None for sub-word models)."""
+    itos = getattr(loaded.tokenizer, "itos", None)
+    if itos is None:
+        return None
+    needle = search.strip().lower()
+    words = [(i, w) for i, w in enumerate(itos) if needle in w.lower()]
+    return pd.DataFrame(words, columns=["id", "word"])
+
+
 def render(ctx: state.ViewContext) -> list[str]:
     loaded, trace = ctx.loaded, ctx.trace
     left, right = st.columns(2)
@@ -39,7 +51,36 @@ def render(ctx: state.ViewContext) -> list[str]:
         )
         st.dataframe(timings, hide_index=True, width="stretch")
         st.caption(f"Device: {trace.device}")
-    if loaded.info:
-        st.subheader("Where the weights come from")
-        st.json(dict(loaded.info), expanded=False)
-    return []
+    metrics = loaded.info.get("metrics")
+    if metrics:
+        st.subheader("How well it translates")
+        st.dataframe(metrics_table(metrics), hide_index=True, width="stretch")
+        aer = metrics["alignment_error_rate"]
+        best = aer["best"]
+        st.markdown(
+            f"Each cross-attention head's argmax alignment against the corpus's gold word "
+            f"alignment, on {aer['sentences']} held-out sentences. Best: layer "
+            f"{best['layer'] + 1}, head {best['head'] + 1}, AER {best['aer']:.3f}."
+        )
+        st.plotly_chart(
+            alignment_error_grid(aer["per_head"], loaded.label, ctx.presentation),
+            width="stretch",
+            key="model_aer",
+        )
+    training = loaded.info.get("training")
+    if training:
+        with st.expander("How it was trained (Section 5)"):
+            st.json({k: v for k, v in training.items() if k != "loss_history"})
+    if "description" in loaded.info:
+        st.caption(str(loaded.info["description"]))
+    search = st.text_input("Search the vocabulary", key="vocab_search")
+    words = vocabulary_table(loaded, search)
+    if words is None:
+        st.caption(
+            "This model reads WordPiece sub-words, so any English text has tokens; "
+            "words it does not know are split into pieces such as 'un', '##believ', '##able'."
+        )
+    else:
+        st.caption(f"{len(words)} of {len(loaded.tokenizer.itos)} vocabulary entries match.")
+        st.dataframe(words, hide_index=True, height=260)
+    return ["vocab_search"]

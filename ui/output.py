@@ -1,0 +1,31 @@
+"""The model's output above the tabs, and the grammar's reference translation when it has one."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from model import corpus
+from model.registry import LoadedModel
+from model.trace import Trace
+
+from .text import escape_markdown
+
+
+def render(loaded: LoadedModel, trace: Trace) -> None:
+    if trace.output:
+        st.markdown("#### Output: " + escape_markdown(trace.output))
+    if loaded.name == "en-de":
+        reference = corpus.translate(list(trace.source_tokens))
+        if reference is None:
+            st.caption(
+                "The corpus grammar cannot generate this English sentence, so there is no "
+                "reference translation to compare with."
+            )
+        else:
+            verdict = "matches" if reference.german_text == trace.output else "differs from"
+            st.caption(
+                f"The model's output {verdict} the grammar's reference: "
+                + escape_markdown(reference.german_text)
+            )
+    for notice in trace.notices:
+        st.info(notice)
