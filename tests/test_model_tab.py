@@ -1,0 +1,79 @@
+"""The Model tab's pieces: the scores table, the per-head alignment-error figure, the vocabulary
+search, and the reference translation beside the output."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from model import corpus
+from model.registry import WEIGHTS_DIR, load
+from ui.model_tab import architecture_table, vocabulary_table
+from viz.metrics import alignment_error_grid, metrics_table
+
+METRICS = {
+    "test_set": {"size": 2000, "seed": 2},
+    "beam4": {"exact_match": 0.9712, "bleu": 97.1},
+    "greedy": {"exact_match": 0.9511, "bleu": 96.0},
+    "longer_than_training": {"size": 120, "exact_match": 0.25, "bleu": 70.2},
+}
+
+
+def test_metrics_table_has_one_row_per_evaluation_with_percentages():
+    table = metrics_table(METRICS)
+    assert list(table["sentences"]) == [2000, 2000, 120]
+    assert list(table["exact match"]) == ["97.1%", "95.1%", "25.0%"]
+    assert list(table["BLEU (sacrebleu)"]) == [97.1, 96.0, 70.2]
+
+
+def test_alignment_error_grid_shows_the_values_on_a_fixed_scale():
+    aer = np.random.default_rng(0).uniform(size=(6, 8)).round(4).tolist()
+    figure = json.loads(alignment_error_grid(aer, "<b>m</b>").to_json())
+    trace = figure["data"][0]
+    z = trace["z"]
+    if isinstance(z, dict):  # plotly's typed-array encoding
+        import base64
+
+        z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(6, 8)
+    np.testing.assert_allclose(np.asarray(z, dtype=float), aer)
+    assert (trace["zmin"], trace["zmax"]) == (0.0, 1.0)
+    assert figure["layout"]["xaxis"]["title"]["text"] == "head"
+    assert "&lt;b&gt;m&lt;/b&gt;" in figure["layout"]["title"]["text"]
+
+
+@pytest.fixture(scope="module")
+def untrained():
+    return load("paper-untrained", torch.device("cpu"))
+
+
+def test_vocabulary_search_is_a_case_insensitive_substring_match(untrained):
+    words = vocabulary_table(untrained, " HUND ")
+    expected = [w for w in untrained.tokenizer.itos if "hund" in w.lower()]
+    assert list(words["word"]) == expected and "Hund" in expected
+    assert len(vocabulary_table(untrained, "")) == len(untrained.tokenizer.itos)
+
+
+def test_architecture_table_counts_the_parameters(untrained):
+    table = dict(architecture_table(untrained).values)
+    assert table["heads h"] == "8" and table["d_k = d_v = d_model / h"] == "64"
+    expected = sum(p.numel() for p in untrained.model.parameters())
+    assert table["parameters"] == f"{expected:,}"
+
+
+@pytest.mark.skipif(
+    not (WEIGHTS_DIR / "en-de.safetensors").exists(), reason="en-de weights not shipped yet"
+)
+def test_the_reference_translation_is_shown_for_the_trained_model():
+    at = AppTest.from_file("../app.py", default_timeout=300)
+    at.query_params["model"] = "en-de"
+    at.query_params["text"] = "the small dog sees the old man ."
+    at.run()
+    assert not at.exception
+    reference = corpus.translate("the small dog sees the old man .").german_text
+    assert reference == "Der kleine Hund sieht den alten Mann."
+    captions = " ".join(c.value for c in at.caption)
+    assert "reference" in captions and "Der kleine Hund sieht den alten Mann" in captions.replace(
+        "\\", ""
+    )
