@@ -22,7 +22,7 @@ def next_token_log_probs(model: EncoderDecoder, memory, src_mask, prefix, settin
 def greedy_decode(
     model: EncoderDecoder,
     memory: Tensor,
-    src_mask: Tensor,
+    src_mask: Tensor | None,
     settings: RunSettings,
     max_len: int,
     bos: int,
@@ -47,7 +47,7 @@ def length_penalty(length: int, alpha: float) -> float:
 def beam_search(
     model: EncoderDecoder,
     memory: Tensor,
-    src_mask: Tensor,
+    src_mask: Tensor | None,
     settings: RunSettings,
     max_len: int,
     bos: int,
@@ -64,7 +64,7 @@ def beam_search(
         log_probs = next_token_log_probs(
             model,
             memory.expand(batch, -1, -1),
-            src_mask.expand(batch, -1, -1),
+            None if src_mask is None else src_mask.expand(batch, -1, -1),
             prefix,
             settings,
         )

@@ -82,8 +82,8 @@ def load_untrained(device: torch.device) -> LoadedModel:
         model=_prepare(make_model(config, seed=0), device),
         tokenizer=tokenizer,
         device=device,
-        max_source_tokens=128,
-        special_tokens=frozenset({"<s>", "</s>"}),
+        max_source_tokens=48,
+        special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
     )
 
 
@@ -94,6 +94,8 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
     path = path or WEIGHTS_DIR / "en-de.safetensors"
     try:
         sidecar = read_sidecar(path)
+        if "sha256" not in sidecar:
+            raise WeightsError(f"the sidecar of {path.name} records no sha256 to check it against")
         tensors = load_weights(path, sidecar["sha256"])
         config = TransformerConfig(**sidecar["config"])
         tokenizer = WordTokenizer(

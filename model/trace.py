@@ -7,6 +7,7 @@ re-drawn from it without running the model again.
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -17,18 +18,13 @@ import torch
 
 from .decoding import beam_search, greedy_decode
 from .tokenizers import BOS_ID, EOS_ID
-from .transformer import (
-    DEFAULT_SETTINGS,
-    AttentionRecord,
-    RunSettings,
-    padding_mask,
-    subsequent_mask,
-)
+from .transformer import DEFAULT_SETTINGS, AttentionRecord, RunSettings, subsequent_mask
 
 if TYPE_CHECKING:
     from .registry import LoadedModel
 
 DECODING_METHODS = ("greedy", "beam")
+MAX_OUTPUT_TOKENS = 64  # bounds the decoder's work for one request on a shared server
 TOP_ALTERNATIVES = 5
 
 
@@ -129,6 +125,8 @@ def run(
     if not isinstance(text, str) or not text.replace("\x00", "").strip():
         raise InputError("Type a sentence first: the text is empty.")
     text = text.replace("\x00", "")
+    # Lone surrogates are not Unicode text (no browser sends them) and stop the Rust tokenizer.
+    text = re.sub("[\ud800-\udfff]", "\ufffd", text)
     model, device = loaded.model, loaded.device
     tokenized = loaded.tokenizer.encode(text, loaded.max_source_tokens)
     if not tokenized.ids:
@@ -146,7 +144,7 @@ def run(
     timings = {}
     config = model.config
     src = torch.tensor([tokenized.ids], device=device)
-    src_mask = padding_mask(src, config.pad_id)
+    src_mask = None  # one sentence, no padding: every key is real, and no mask is cheaper
     started = time.perf_counter()
     with torch.inference_mode():
         encoded = model.encode(src, src_mask, settings)
@@ -160,7 +158,7 @@ def run(
             started = time.perf_counter()
             decode = greedy_decode if decoding == "greedy" else beam_search
             extra = {"beam_size": beam_size} if decoding == "beam" else {}
-            max_len = min(2 * len(tokenized.ids) + 10, config.max_len - 1)
+            max_len = min(2 * len(tokenized.ids) + 10, MAX_OUTPUT_TOKENS, config.max_len - 1)
             generated = decode(
                 model, encoded.memory, src_mask, settings, max_len, BOS_ID, EOS_ID, **extra
             )

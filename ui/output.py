@@ -28,4 +28,4 @@ def render(loaded: LoadedModel, trace: Trace) -> None:
                 + escape_markdown(reference.german_text)
             )
     for notice in trace.notices:
-        st.info(notice)
+        st.info(escape_markdown(notice))  # notices quote typed words
