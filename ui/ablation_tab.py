@@ -198,9 +198,8 @@ def render(ctx: state.ViewContext) -> list[str]:
         _outputs(ctx.trace, ablated)
     _attention_changes(ctx, ablated, ablate)
     st.markdown("##### Encoder output")
-    st.plotly_chart(
+    state.plot(
         similarity_figure(ctx.trace, ablated, ctx.loaded.label, ctx.presentation),
-        width="stretch",
         key="ablation_similarity",
     )
     return [ABLATE_KEY, "ablation_kind"]

@@ -137,11 +137,9 @@ def _stretch_control(ctx: state.ViewContext) -> bool:
 def _chart(
     ctx: state.ViewContext, fig, key: str, file_name: str, top_tokens=(), line_chars: int = 70
 ) -> None:
-    """Wrap the title to the figure's width, keep our large fonts (theme=None), PNG button."""
+    """Wrap the title to the figure's width; a PNG button that names the file."""
     fit_title(fig, top_tokens, line_chars)
-    st.plotly_chart(
-        fig, width="stretch", key=key, theme=None, config=export.plotly_config(file_name)
-    )
+    state.plot(fig, key=key, config=export.plotly_config(file_name))
 
 
 def _downloads(ctx: state.ViewContext, fig, file_name: str, kind: str, layers, heads) -> None:

@@ -75,7 +75,7 @@ def _statistics_section(ctx: state.ViewContext) -> None:
         )
         figure = heatmap(trace, kind, layer, head, ctx.loaded.label, presentation=ctx.presentation)
         keys = trace.axis_tokens(kind)[1]
-        st.plotly_chart(fit_title(figure, keys), width="stretch", key="heads_selected_heatmap")
+        state.plot(fit_title(figure, keys), key="heads_selected_heatmap")
     with right:
         state.url_value("stat", offered[0], valid=lambda v: v in offered)
         column = st.selectbox(
@@ -85,9 +85,8 @@ def _statistics_section(ctx: state.ViewContext) -> None:
             key="stat",
         )
         n_keys = len(trace.axis_tokens(kind)[1])
-        st.plotly_chart(
+        state.plot(
             statistic_grid(table, kind, column, n_keys, ctx.loaded.label, ctx.presentation),
-            width="stretch",
             key="heads_statistic_grid",
         )
         st.caption("Colour scale: " + STATISTIC_BY_COLUMN[column].explanation + ".")

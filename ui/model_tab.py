@@ -62,9 +62,8 @@ def render(ctx: state.ViewContext) -> list[str]:
             f"alignment, on {aer['sentences']} held-out sentences. Best: layer "
             f"{best['layer'] + 1}, head {best['head'] + 1}, AER {best['aer']:.3f}."
         )
-        st.plotly_chart(
+        state.plot(
             alignment_error_grid(aer["per_head"], loaded.label, ctx.presentation),
-            width="stretch",
             key="model_aer",
         )
     training = loaded.info.get("training")

@@ -54,14 +54,13 @@ def render(ctx: state.ViewContext) -> list[str]:
     n_positions = left.slider("Number of positions", 10, MAX_POSITIONS, step=10, key="pos_n")
     d_model = right.slider(f"d_model (this model: {config.d_model})", 4, 1024, step=2, key="pos_d")
     table = _sinusoids(n_positions, d_model)
-    st.plotly_chart(
+    state.plot(
         positional.encoding_heatmap(
             table,
             f"Sinusoidal positional encoding PE[pos, dim], {n_positions} positions × d_model "
             f"{d_model}",
             ctx.presentation,
         ),
-        width="stretch",
         key="pos_heatmap",
     )
 
@@ -137,9 +136,7 @@ def render(ctx: state.ViewContext) -> list[str]:
     largest_shift = min(100, n_positions - 1)
     st.session_state["pos_k"] = min(st.session_state["pos_k"], largest_shift)
     k = st.slider("Shift k (positions)", 1, largest_shift, key="pos_k")
-    st.plotly_chart(
-        positional.shift_figure(table, k, ctx.presentation), width="stretch", key="pos_shift"
-    )
+    state.plot(positional.shift_figure(table, k, ctx.presentation), key="pos_shift")
     residual = positional.shift_residual(table, k)
     st.caption(
         f"Largest residual over all {residual.size} positions: {residual.max():.2e}. The table "
@@ -174,11 +171,10 @@ def _input_parts_section(ctx: state.ViewContext) -> None:
             "sum. The LayerNorm mixes the parts, so the last bar is not the sum of the others."
         )
     norms = positional.input_norms(parts.tokens, parts.parts, parts.total)
-    st.plotly_chart(
+    state.plot(
         positional.input_norms_figure(
             norms, f"{ctx.loaded.label}: norm of each part of the encoder input", ctx.presentation
         ),
-        width="stretch",
         key="pos_input_norms",
     )
     st.dataframe(norms.round(3), hide_index=True, width="stretch")
@@ -294,7 +290,7 @@ def _learned_positions_section(ctx: state.ViewContext, n_positions: int) -> None
         width="stretch",
         key="pos_learned_sinusoids",
     )
-    st.plotly_chart(
+    state.plot(
         positional.offset_profile_figure(
             {"MiniLM-L6 learned": _profile(learned), "sinusoids": _profile(sinusoids)},
             f"Dot product against offset, d_model {config.d_model}: the band is the spread "

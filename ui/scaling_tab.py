@@ -72,7 +72,7 @@ def render(ctx: state.ViewContext) -> list[str]:
     d_k = left.select_slider("d_k for the histograms", DK_CHOICES, key="scaling_dk")
     n_keys = right.slider("Number of keys n", 2, 256, key="scaling_n")
     figure, summary = _histograms(d_k, HISTOGRAM_SAMPLES, SEED, ctx.presentation)
-    st.plotly_chart(figure, width="stretch", key="scaling_histograms")
+    state.plot(figure, key="scaling_histograms")
     st.dataframe(summary.round(3), hide_index=True, width="stretch")
 
     st.subheader(f"What the softmax does with these logits, over n = {n_keys} keys")
@@ -82,9 +82,8 @@ def render(ctx: state.ViewContext) -> list[str]:
         r"\mathrm{diag}(p) - pp^\top"
     )
     table = _softmax_table(n_keys, SOFTMAX_TRIALS, SEED)
-    st.plotly_chart(
+    state.plot(
         scaling.softmax_figure(table, n_keys, ctx.presentation),
-        width="stretch",
         key="scaling_softmax",
     )
     st.caption(

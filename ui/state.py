@@ -92,3 +92,11 @@ def parse_bool(raw: str) -> bool:
 def parse_int_list(raw: str) -> list[int]:
     """A list of integers as `sync_url` writes it ("[0, 2]"), or typed by hand ("0,2")."""
     return [int(part) for part in raw.strip("[]").replace(" ", "").split(",") if part]
+
+
+def plot(figure, **options) -> Any:
+    """st.plotly_chart with our figure's own fonts and colours (Streamlit's theme would replace
+    them with 12 px labels, too small for a lecture hall), at the column's full width."""
+    options.setdefault("theme", None)
+    options.setdefault("width", "stretch")
+    return st.plotly_chart(figure, **options)
