@@ -6,7 +6,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 APP_STAMP := $(VENV)/.app-$(shell cat requirements.txt | sha1sum | cut -c1-12)
 TEST_STAMP := $(VENV)/.test-$(shell cat requirements.txt requirements-dev.txt | sha1sum | cut -c1-12)
+BENCH_STAMP := $(VENV)/.bench-$(shell cat requirements.txt requirements-dev.txt requirements-bench.txt | sha1sum | cut -c1-12)
 PORT ?= 8501
+TRAIN_STEPS ?= 6000  # the shipped weights' step count is in model/weights/en-de.json
+# `make bench BENCH_ARGS=--quick` for a short run; the default also refreshes README's table.
+BENCH_ARGS ?= --readme
 
 .PHONY: app test screenshots bench train
 
@@ -33,5 +37,20 @@ test: $(TEST_STAMP)
 
 # Re-trains the shipped English→German model (about an hour on 2 CPU cores; resumable).
 train: $(TEST_STAMP)
-	$(BIN)/python -m model.train --name en-de --train-size 200000 --steps 2400 \
-		--batch-tokens 4000 --warmup 800 --lr-factor 0.7 --threads 1
+	$(BIN)/python -m model.train --name en-de --train-size 200000 --steps $(TRAIN_STEPS) \
+		--batch-tokens 3000 --warmup 400 --lr-factor 0.2 --d-model 96 --d-ff 384 --threads 1 \
+		--checkpoint-every 100
+
+# Refreshes docs/screenshots/ (one PNG a tab) from the browser test's tour of the running app.
+screenshots: $(TEST_STAMP)
+	bash scripts/screenshots.sh
+
+$(BENCH_STAMP): requirements.txt requirements-dev.txt requirements-bench.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-bench.txt
+	touch $@ $(TEST_STAMP) $(APP_STAMP)
+
+# Speed and memory against transformers, bertviz and torch.nn.Transformer, in one run (about
+# half an hour on 2 cores); writes bench/results.md and bench/results.json.
+bench: $(BENCH_STAMP)
+	bash scripts/ensure-chromium.sh
+	$(BIN)/python -m bench.run $(BENCH_ARGS)

@@ -1,0 +1,221 @@
+"""The real app in a real browser: type, switch model, kind, layer, head and tab, as a person does.
+
+Each check waits for an explicit condition in the page (tick labels, titles, the end of the script
+run), never for a fixed time. Any exception element, browser console error or request to a host
+other than 127.0.0.1 fails the test. One screenshot per tab goes to docs/screenshots/<tab>.png.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from model import registry
+from model.pretrained import minilm_tokenizer
+from model.tokenizers import WordTokenizer
+from model.weights import read_sidecar
+from tests.e2e import harness
+from tests.e2e.harness import ACTIVE_PANEL, EXCEPTION
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOTS = harness.ROOT / "docs" / "screenshots"
+DEFAULT_TEXT = "the small dog sees the old man ."
+TYPED = "the old man sees the small dog ."
+VIEWPORT = {"width": 1400, "height": 1000}
+
+
+def reference_tokens(name: str, text: str) -> list[str]:
+    """The source tokens a model's own tokenizer gives, read without loading any weights."""
+    if name == "minilm-l6":
+        tokenizer = minilm_tokenizer()
+    elif name == "en-de":
+        from model import corpus
+
+        vocabulary = read_sidecar(registry.WEIGHTS_DIR / "en-de.safetensors")["vocabulary"]
+        tokenizer = WordTokenizer(vocabulary, corpus.tokenize_english, corpus.detokenize_german)
+    else:
+        tokenizer = registry.corpus_tokenizer()
+    return list(tokenizer.encode(text, 512).tokens)
+
+
+def slug(label: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+
+
+def choose(page, scope, label: str, option: str) -> None:
+    """Pick `option` in the selectbox labelled `label` (a baseweb select: click, then the option)."""
+    scope.locator('[data-testid="stSelectbox"]').filter(has_text=label).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def assert_clean(page, watch) -> None:
+    assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
+    assert watch.problems() == []
+
+
+def wait_charts_drawn(page) -> None:
+    """Until every Plotly chart and table in the visible tab has been drawn."""
+    page.wait_for_function(
+        """(sel) => {
+            const panel = document.querySelector(sel);
+            if (!panel) return false;
+            const charts = [...panel.querySelectorAll('[data-testid="stPlotlyChart"]')];
+            const tables = [...panel.querySelectorAll('[data-testid="stDataFrame"]')];
+            return charts.every(c => c.querySelector('.main-svg'))
+                && tables.every(t => t.querySelector('canvas'));
+        }""",
+        arg=ACTIVE_PANEL,
+        timeout=harness.RENDER_TIMEOUT_MS,
+    )
+
+
+def test_tour_of_every_control_and_tab(server, browser):
+    """Type, switch model, layer, head, kind and every tab; tokens and titles follow each change."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page, watch = harness.watched_page(context)
+    default_model = registry.default_model_name()
+    page.goto(server.url)
+    harness.wait_for_ticks(page, reference_tokens(default_model, DEFAULT_TEXT))
+    assert_clean(page, watch)
+
+    harness.type_text(page, TYPED)
+    harness.wait_for_ticks(page, reference_tokens(default_model, TYPED))
+
+    choose(
+        page, page.locator('[data-testid="stSidebar"]'), "Model", registry.MODELS["minilm-l6"].label
+    )
+    minilm_tokens = reference_tokens("minilm-l6", TYPED)
+    assert minilm_tokens[0] == "[CLS]" and minilm_tokens[-1] == "[SEP]"
+    harness.wait_for_ticks(page, minilm_tokens)
+    harness.wait_for_ticks(page, minilm_tokens, axis="y")
+
+    panel = page.locator(ACTIVE_PANEL)
+    panel.locator('[data-testid="stSlider"] input[type="range"]').first.press("ArrowRight")
+    page.wait_for_function(
+        """(sel) => (document.querySelector(sel + ' [data-testid="stPlotlyChart"] .gtitle')
+                     || {}).textContent?.includes('layer 2,')""",
+        arg=ACTIVE_PANEL,
+        timeout=harness.RENDER_TIMEOUT_MS,
+    )
+    choose(page, panel, "Head", "head 3")
+    page.wait_for_function(
+        """(sel) => (document.querySelector(sel + ' [data-testid="stPlotlyChart"] .gtitle')
+                     || {}).textContent?.includes('layer 2, head 3')""",
+        arg=ACTIVE_PANEL,
+        timeout=harness.RENDER_TIMEOUT_MS,
+    )
+    assert harness.tick_labels(page) == minilm_tokens  # the same run, re-drawn
+    assert_clean(page, watch)
+
+    # Back to the encoder-decoder: cross attention has decoder inputs down and source tokens across.
+    choose(
+        page,
+        page.locator('[data-testid="stSidebar"]'),
+        "Model",
+        registry.MODELS[default_model].label,
+    )
+    harness.wait_for_ticks(page, reference_tokens(default_model, TYPED))
+    choose(page, page.locator(ACTIVE_PANEL), "Attention kind", "encoder-decoder (cross) attention")
+    harness.wait_for_ticks(page, reference_tokens(default_model, TYPED))
+    page.wait_for_function(
+        """(sel) => {
+            const ticks = document.querySelectorAll(sel + ' [data-testid="stPlotlyChart"] .yaxislayer-above .ytick text');
+            return ticks.length > 0 && ticks[0].textContent === '<s>';
+        }""",
+        arg=ACTIVE_PANEL,
+        timeout=harness.RENDER_TIMEOUT_MS,
+    )
+    harness.wait_idle(page)
+    assert_clean(page, watch)
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    tabs = page.locator('[data-testid="stTab"]')
+    labels = tabs.all_inner_texts()
+    assert len(labels) >= 2 and labels[0] == "Attention"
+    for index, label in enumerate(labels):
+        tabs.nth(index).click()
+        page.wait_for_function(
+            "([sel, i]) => document.querySelectorAll(sel)[i].getAttribute('aria-selected') === 'true'",
+            arg=['[data-testid="stTab"]', index],
+        )
+        # Only the open tab runs: wait for its content, then for the end of the run.
+        page.locator(ACTIVE_PANEL).locator('[data-testid="stElementContainer"]').first.wait_for(
+            timeout=harness.RENDER_TIMEOUT_MS
+        )
+        harness.wait_idle(page)
+        wait_charts_drawn(page)
+        assert page.locator(ACTIVE_PANEL).inner_text().strip(), f"tab {label!r} is empty"
+        assert_clean(page, watch)
+        page.screenshot(path=str(SCREENSHOTS / f"{slug(label)}.png"), full_page=True)
+    context.close()
+
+
+def test_typed_markup_stays_text(server, browser):
+    """HTML, Markdown and LaTeX typed by a student are shown as characters, never interpreted."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page, watch = harness.watched_page(context)
+    page.goto(server.url + "/?model=minilm-l6")
+    harness.wait_for_ticks(page, reference_tokens("minilm-l6", DEFAULT_TEXT))
+    hostile = (
+        '<img src="x" onerror="window.__pwned=1"> <b id="typed">bold</b> **star** '
+        "$x^2$ ![pic](http://192.0.2.1/p.png)"
+    )
+    harness.type_text(page, hostile)
+    harness.wait_for_ticks(page, reference_tokens("minilm-l6", hostile))
+    harness.wait_idle(page)
+    assert "<" in harness.tick_labels(page)  # the typed "<" shown as a character
+    assert page.locator('img[src="x"], #typed').count() == 0
+    assert page.evaluate("() => window.__pwned") is None
+    # A word-level model lists the unknown words in a notice; short, as it decodes 2n + 10 tokens.
+    short = "**star** $x^2$ <b>b</b>"
+    for model in [registry.default_model_name()]:
+        choose(
+            page, page.locator('[data-testid="stSidebar"]'), "Model", registry.MODELS[model].label
+        )
+        harness.type_text(page, short)
+        harness.wait_for_ticks(page, reference_tokens(model, short))
+        harness.wait_idle(page)
+        main = page.locator('[data-testid="stMain"]')
+        assert main.locator("strong", has_text="star").count() == 0, "typed **star** became bold"
+        assert main.locator(".katex").filter(has_text="x").count() == 0, "typed $x^2$ became maths"
+        assert main.locator('img[src*="192.0.2.1"], img[src="x"]').count() == 0
+    assert_clean(page, watch)
+    context.close()
+
+
+def test_simultaneous_sessions_keep_their_own_view(server, browser):
+    """Three people at once, each with their own text and layer: nobody sees another's view."""
+    sentences = [
+        "the teacher reads a long book .",
+        "my sister plays the piano every evening .",
+        "birds fly south when the winter comes .",
+    ]
+    contexts = [browser.new_context(viewport=VIEWPORT) for _ in sentences]
+    pages = [harness.watched_page(c) for c in contexts]
+    for page, _ in pages:
+        page.goto(server.url + "/?model=minilm-l6")
+    for page, _ in pages:
+        harness.wait_for_ticks(page, reference_tokens("minilm-l6", DEFAULT_TEXT))
+    for (page, _), sentence in zip(pages, sentences):
+        harness.type_text(page, sentence)
+    # The second person also moves to layer 3 while the others' runs are in flight.
+    pages[1][0].locator(ACTIVE_PANEL).locator(
+        '[data-testid="stSlider"] input[type="range"]'
+    ).first.press("End")
+    for (page, watch), sentence in zip(pages, sentences):
+        harness.wait_for_ticks(page, reference_tokens("minilm-l6", sentence))
+        harness.wait_idle(page)
+        assert_clean(page, watch)
+    titles = [harness.figure_title(page) for page, _ in pages]
+    assert "layer 6," in titles[1] and "layer 1," in titles[0] and "layer 1," in titles[2]
+    for (page, _), sentence in zip(pages, sentences):
+        assert harness.tick_labels(page) == reference_tokens("minilm-l6", sentence)
+        assert harness.tick_labels(page, "y") == reference_tokens("minilm-l6", sentence)
+    for context in contexts:
+        context.close()
+
+
+def test_server_log_has_no_traceback(server):
+    assert "Traceback" not in server.log()
