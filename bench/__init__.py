@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench.run` measures us against the peers (see bench/run.py)."""
