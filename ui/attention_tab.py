@@ -80,6 +80,7 @@ def render(ctx: state.ViewContext) -> list[str]:
     state.url_value("layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
     state.url_value("head", 0, int, valid=lambda v: v == HEAD_MEAN or 0 <= v < trace.n_heads)
     state.url_value("stretch", False, state.parse_bool)
+    state.url_value("hide_special", False, state.parse_bool)
     view = st.radio(
         "View",
         views,
@@ -88,7 +89,7 @@ def render(ctx: state.ViewContext) -> list[str]:
         key="view",
         label_visibility="collapsed",
     )
-    keys = ["view", "kind", "layer", "head", "stretch"]
+    keys = ["view", "kind", "layer", "head", "stretch", "hide_special"]
     if ctx.presentation:
         keys += _DRAW[view](ctx)
         return keys
@@ -188,11 +189,27 @@ def _downloads(ctx: state.ViewContext, fig, file_name: str, kind: str, layers, h
         )
 
 
+def _hidden_tokens(ctx: state.ViewContext, kind: str) -> frozenset[str]:
+    """The special tokens to leave out of the heatmap, when the user switches them off."""
+    queries, keys = ctx.trace.axis_tokens(kind)
+    specials = sorted(ctx.loaded.special_tokens & set(queries + keys))
+    if not specials:
+        return frozenset()
+    hide = st.toggle(
+        f"Hide {', '.join(specials)} (the other weights of each row are renormalised)",
+        key="hide_special",
+    )
+    return frozenset(specials) if hide else frozenset()
+
+
 def _draw_heatmap(ctx: state.ViewContext) -> list[str]:
     kind, layer, head = _controls(ctx, head_choice="one_or_mean")
     stretch = _stretch_control(ctx)
+    hidden = _hidden_tokens(ctx, kind)
     one_head = None if head == HEAD_MEAN else head
-    fig = heatmap(ctx.trace, kind, layer, one_head, ctx.loaded.label, stretch, ctx.presentation)
+    fig = heatmap(
+        ctx.trace, kind, layer, one_head, ctx.loaded.label, stretch, ctx.presentation, hidden
+    )
     name = f"{ctx.name}-{kind}-layer{layer + 1}-" + (
         "mean" if one_head is None else f"head{head + 1}"
     )

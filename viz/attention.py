@@ -6,6 +6,8 @@ the matrix softmax(QK^T / sqrt(d_k)) of Eq. (1), Section 3.2.1.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -74,6 +76,23 @@ def token_axis(title: str, categories: list[str], **extra) -> dict:
     }
 
 
+def without_tokens(queries, keys, weights: np.ndarray, hidden: Collection[str]):
+    """Drop the rows and columns of `hidden` tokens and renormalise each row to sum to 1.
+
+    A row whose every visible key was hidden has nothing left to show and becomes NaN. When the
+    text has nothing but hidden tokens, nothing is dropped.
+    """
+    keep_q = [i for i, t in enumerate(queries) if t not in hidden]
+    keep_k = [j for j, t in enumerate(keys) if t not in hidden]
+    if not keep_q or not keep_k:
+        return tuple(queries), tuple(keys), weights
+    kept = np.asarray(weights, dtype=np.float64)[np.ix_(keep_q, keep_k)]
+    totals = kept.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kept = np.where(totals > 0, kept / totals, np.nan)
+    return tuple(queries[i] for i in keep_q), tuple(keys[j] for j in keep_k), kept
+
+
 def heatmap(
     trace: Trace,
     kind: str,
@@ -82,13 +101,21 @@ def heatmap(
     model_label: str | None = None,
     stretch: bool = False,
     presentation: bool = False,
+    hidden: Collection[str] = (),
 ) -> go.Figure:
     """Queries down, keys across. Causally masked cells are left empty (grey), not drawn as 0.
 
     The colour scale is fixed to 0..1 so heads can be compared; `stretch` maps 0..max instead.
+    Tokens in `hidden` (e.g. [CLS], [SEP]) are left out and the rows renormalised, as the title says.
     """
     queries, keys = trace.axis_tokens(kind)
-    shown = with_mask(kind, head_weights(trace, kind, layer, head))
+    weights = head_weights(trace, kind, layer, head)
+    title = head_title(trace, kind, layer, head, model_label or trace.model)
+    present = sorted({t for t in queries + keys if t in set(hidden)})
+    if present:
+        queries, keys, weights = without_tokens(queries, keys, weights, set(present))
+        title += f" · {', '.join(safe(t) for t in present)} hidden, rows renormalised"
+    shown = with_mask(kind, weights)
     q_labels, k_labels = token_categories(queries), token_categories(keys)
     zmax = float(np.nanmax(shown)) if stretch else 1.0
     fig = go.Figure(
@@ -123,7 +150,7 @@ def heatmap(
     size = max(420, min(900, 34 * max(len(queries), len(keys)) + 200))
     apply_layout(
         fig,
-        head_title(trace, kind, layer, head, model_label or trace.model),
+        title,
         presentation,
         height=round(size * (1.25 if presentation else 1.0)),
         plot_bgcolor="white",
