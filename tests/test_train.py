@@ -49,7 +49,7 @@ def test_a_tiny_run_lowers_the_loss(runs):
     _, whole, _ = runs
     history = json.loads(whole.with_suffix(".json").read_text())["training"]["loss_history"]
     first, last = history[0][1], history[-1][1]
-    assert last < 0.8 * first, history
+    assert last < first - 0.5, history  # nats per token
 
 
 def test_resuming_from_a_checkpoint_gives_the_uninterrupted_result(runs):

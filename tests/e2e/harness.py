@@ -32,7 +32,7 @@ CHROMIUM_ARGS = [
 ]
 STARTUP_TIMEOUT_S = 120
 # Generous: the first run of a session loads a model and decodes, on 2 shared cores.
-RENDER_TIMEOUT_MS = 180_000
+RENDER_TIMEOUT_MS = 300_000  # generous: 20 pages on 2 shared cores (seen: 180 s was too short)
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 HEATMAP = '[data-testid="stPlotlyChart"]'
