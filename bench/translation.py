@@ -22,7 +22,7 @@ from .timing import interleaved, paired_ratio, ratio
 
 def translation_model() -> str:
     """The trained en-de model once its weights exist, else the untrained paper model."""
-    return registry.default_model_name()
+    return "en-de" if (registry.WEIGHTS_DIR / "en-de.safetensors").exists() else "paper-untrained"
 
 
 class ReencodingModel:

@@ -77,3 +77,18 @@ def test_the_reference_translation_is_shown_for_the_trained_model():
     assert "reference" in captions and "Der kleine Hund sieht den alten Mann" in captions.replace(
         "\\", ""
     )
+
+
+@pytest.mark.parametrize(
+    "exact,expected", [(0.96, "en-de"), (0.5, "minilm-l6"), (None, "minilm-l6")]
+)
+def test_the_translator_is_the_default_only_once_it_meets_its_bar(
+    tmp_path, monkeypatch, exact, expected
+):
+    from model import registry
+
+    monkeypatch.setattr(registry, "WEIGHTS_DIR", tmp_path)
+    if exact is not None:
+        sidecar = {"sha256": "0", "metrics": {"beam4": {"exact_match": exact, "bleu": 1.0}}}
+        (tmp_path / "en-de.json").write_text(json.dumps(sidecar))
+    assert registry.default_model_name() == expected
