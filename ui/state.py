@@ -39,7 +39,8 @@ def get_model(name: str) -> registry.LoadedModel:
     return registry.load(name)
 
 
-@st.cache_resource(max_entries=64, show_spinner="Running the model…")
+# At most 16 Traces: a 512-token MiniLM Trace holds ~86 MB (attention, queries, keys, states).
+@st.cache_resource(max_entries=16, show_spinner="Running the model…")
 def get_trace(
     name: str,
     text: str,
