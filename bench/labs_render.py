@@ -23,6 +23,7 @@ import torch  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 TEXT = "the small dog sees the old man ."
+TAB_TITLES = {"positional": "Positional encoding", "scaling": "Scaling 1/√d_k"}
 # (tab, widget kind, key, five new values)
 CHANGES = [
     ("positional", "slider", "pos_n", [150, 200, 250, 300, 350]),
@@ -70,10 +71,11 @@ def main() -> None:
                 f"{name:16} {tab:11} tab alone, after {key:11} changes: "
                 f"{median_rerun_ms(at, widget, key, values):8.0f}"
             )
-        for _, widget, key, values in CHANGES:
+        for tab, widget, key, values in CHANGES:
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
             at.query_params["model"] = name
             at.query_params["text"] = TEXT
+            at.query_params["tab"] = TAB_TITLES[tab]  # the page runs only the open tab
             at.run()
             print(
                 f"{name:16} whole page, after {key:11} changes:     "
