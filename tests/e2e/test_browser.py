@@ -40,6 +40,12 @@ def reference_tokens(name: str, text: str) -> list[str]:
     return list(tokenizer.encode(text, 512).tokens)
 
 
+def translator_model() -> str:
+    """The word-level encoder-decoder the tests switch to: the trained one once shipped."""
+    shipped = (registry.WEIGHTS_DIR / "en-de.safetensors").exists()
+    return "en-de" if shipped else "paper-untrained"
+
+
 def slug(label: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
 
@@ -76,16 +82,18 @@ def test_tour_of_every_control_and_tab(server, browser):
     context = browser.new_context(viewport=VIEWPORT)
     page, watch = harness.watched_page(context)
     default_model = registry.default_model_name()
+    translator = translator_model()
     page.goto(server.url)
     harness.wait_for_ticks(page, reference_tokens(default_model, DEFAULT_TEXT))
     assert_clean(page, watch)
 
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    choose(page, sidebar, "Model", registry.MODELS[translator].label)
+    harness.wait_for_ticks(page, reference_tokens(translator, DEFAULT_TEXT))
     harness.type_text(page, TYPED)
-    harness.wait_for_ticks(page, reference_tokens(default_model, TYPED))
+    harness.wait_for_ticks(page, reference_tokens(translator, TYPED))
 
-    choose(
-        page, page.locator('[data-testid="stSidebar"]'), "Model", registry.MODELS["minilm-l6"].label
-    )
+    choose(page, sidebar, "Model", registry.MODELS["minilm-l6"].label)
     minilm_tokens = reference_tokens("minilm-l6", TYPED)
     assert minilm_tokens[0] == "[CLS]" and minilm_tokens[-1] == "[SEP]"
     harness.wait_for_ticks(page, minilm_tokens)
@@ -109,16 +117,23 @@ def test_tour_of_every_control_and_tab(server, browser):
     assert harness.tick_labels(page) == minilm_tokens  # the same run, re-drawn
     assert_clean(page, watch)
 
-    # Back to the encoder-decoder: cross attention has decoder inputs down and source tokens across.
-    choose(
-        page,
-        page.locator('[data-testid="stSidebar"]'),
-        "Model",
-        registry.MODELS[default_model].label,
+    # Another view and back: the overview, then the head heatmap with the same tokens.
+    panel.get_by_text("Model overview", exact=True).click()
+    page.wait_for_function(
+        """(sel) => (document.querySelector(sel + ' [data-testid="stPlotlyChart"] .gtitle')
+                     || {}).textContent?.includes('all layers')""",
+        arg=ACTIVE_PANEL,
+        timeout=harness.RENDER_TIMEOUT_MS,
     )
-    harness.wait_for_ticks(page, reference_tokens(default_model, TYPED))
+    assert_clean(page, watch)
+    panel.get_by_text("Head heatmap", exact=True).click()
+    harness.wait_for_ticks(page, minilm_tokens)
+
+    # Back to the encoder-decoder: cross attention has decoder inputs down and source tokens across.
+    choose(page, sidebar, "Model", registry.MODELS[translator].label)
+    harness.wait_for_ticks(page, reference_tokens(translator, TYPED))
     choose(page, page.locator(ACTIVE_PANEL), "Attention kind", "encoder-decoder (cross) attention")
-    harness.wait_for_ticks(page, reference_tokens(default_model, TYPED))
+    harness.wait_for_ticks(page, reference_tokens(translator, TYPED))
     page.wait_for_function(
         """(sel) => {
             const ticks = document.querySelectorAll(sel + ' [data-testid="stPlotlyChart"] .yaxislayer-above .ytick text');
@@ -170,7 +185,7 @@ def test_typed_markup_stays_text(server, browser):
     assert page.evaluate("() => window.__pwned") is None
     # A word-level model lists the unknown words in a notice; short, as it decodes 2n + 10 tokens.
     short = "**star** $x^2$ <b>b</b>"
-    for model in [registry.default_model_name()]:
+    for model in [translator_model()]:
         choose(
             page, page.locator('[data-testid="stSidebar"]'), "Model", registry.MODELS[model].label
         )
