@@ -4,7 +4,6 @@ and their controls change what the figures show."""
 from pathlib import Path
 
 import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -44,15 +43,6 @@ MODELS = [
         ),
     ),
 ]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    """Two threads on two shared, busy cores make decoding 15× slower than one (measured)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def charts(at: AppTest) -> dict[str, str]:

@@ -5,11 +5,10 @@ import json
 
 import numpy as np
 import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
 from model import corpus
-from model.registry import WEIGHTS_DIR, load
+from model.registry import WEIGHTS_DIR
 from ui.model_tab import architecture_table, vocabulary_table
 from viz.metrics import alignment_error_grid, metrics_table
 
@@ -41,11 +40,6 @@ def test_alignment_error_grid_shows_the_values_on_a_fixed_scale():
     assert (trace["zmin"], trace["zmax"]) == (0.0, 1.0)
     assert figure["layout"]["xaxis"]["title"]["text"] == "head"
     assert "&lt;b&gt;m&lt;/b&gt;" in figure["layout"]["title"]["text"]
-
-
-@pytest.fixture(scope="module")
-def untrained():
-    return load("paper-untrained", torch.device("cpu"))
 
 
 def test_vocabulary_search_is_a_case_insensitive_substring_match(untrained):

@@ -5,10 +5,8 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 from model.inspect import input_parts, position_table, shuffle_words
-from model.registry import load
 from model.trace import run
 from model.transformer import RunSettings, sinusoidal_table
 from viz import positional
@@ -26,25 +24,6 @@ def numpy_pe(n_positions: int, d_model: int) -> np.ndarray:
             pe[pos, 2 * i] = math.sin(angle)
             pe[pos, 2 * i + 1] = math.cos(angle)
     return pe
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    """Two threads on two shared, busy cores make decoding 15× slower than one (measured)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-@pytest.fixture(scope="module")
-def untrained():
-    return load("paper-untrained", torch.device("cpu"))
-
-
-@pytest.fixture(scope="module")
-def minilm():
-    return load("minilm-l6", torch.device("cpu"))
 
 
 @pytest.mark.parametrize("d_model", [4, 20, 128])

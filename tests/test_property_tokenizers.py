@@ -8,7 +8,6 @@ respect the limit and a cut is reported with the uncut length.
 from __future__ import annotations
 
 import pytest
-import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -77,16 +76,6 @@ def test_wordpiece_tokenizer(wordpiece, text, limit):
     assert all(0 <= i < len(wordpiece) for i in result.ids)
     if result.truncated_from is not None:
         assert result.truncated_from > limit == len(result.ids)
-
-
-@pytest.fixture(scope="module")
-def untrained():
-    return registry.load("paper-untrained", torch.device("cpu"))
-
-
-@pytest.fixture(scope="module")
-def minilm():
-    return registry.load("minilm-l6", torch.device("cpu"))
 
 
 def check_trace(loaded, text):

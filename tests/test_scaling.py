@@ -8,31 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from model.registry import load
 from model.trace import run
 from model.transformer import RunSettings
 from viz import scaling
 
 TEXT = "the small dog sees the old man ."
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    """Two threads on two shared, busy cores make decoding 15× slower than one (measured)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-@pytest.fixture(scope="module")
-def untrained():
-    return load("paper-untrained", torch.device("cpu"))
-
-
-@pytest.fixture(scope="module")
-def minilm():
-    return load("minilm-l6", torch.device("cpu"))
 
 
 def test_monte_carlo_variance_is_d_k_within_its_sampling_error():

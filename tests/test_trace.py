@@ -19,11 +19,6 @@ from model.transformer import RunSettings, padding_mask, subsequent_mask
 TEXT = "the small dog sees the old man ."
 
 
-@pytest.fixture(scope="module")
-def untrained():
-    return load("paper-untrained", torch.device("cpu"))
-
-
 def test_encoder_decoder_trace_shapes_follow_the_tokens(untrained):
     trace = run(untrained, TEXT)
     n_src, n_tgt = len(trace.source_tokens), len(trace.target_tokens)
