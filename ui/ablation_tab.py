@@ -140,8 +140,9 @@ def _attention_changes(ctx: state.ViewContext, ablated: Trace, ablate: tuple[Hea
             "runs had produced different tokens, so their rows read different inputs."
         )
     left, right = st.columns(2)
-    left.plotly_chart(
-        change_grid(change, kind, ablate, ctx.loaded.label, ctx.presentation),
+    state.plot(
+        where=left,
+        figure=change_grid(change, kind, ablate, ctx.loaded.label, ctx.presentation),
         width="stretch",
         key="ablation_change_grid",
     )
@@ -160,8 +161,11 @@ def _attention_changes(ctx: state.ViewContext, ablated: Trace, ablate: tuple[Hea
         format_func=lambda lh: f"{short_head_label(*lh)}: change {change[lh]:.3f}",
         key=f"ablation_head_{kind}",
     )
-    right.plotly_chart(
-        difference_figure(intact, ablated, kind, layer, head, ctx.loaded.label, ctx.presentation),
+    state.plot(
+        where=right,
+        figure=difference_figure(
+            intact, ablated, kind, layer, head, ctx.loaded.label, ctx.presentation
+        ),
         width="stretch",
         key="ablation_difference",
     )

@@ -104,16 +104,18 @@ def _rollout_section(ctx: state.ViewContext) -> None:
         key="rollout_layer",
     )
     left, right = st.columns(2)
-    left.plotly_chart(
-        rollout_figure(trace, layer, ctx.loaded.label, ctx.presentation),
+    state.plot(
+        where=left,
+        figure=rollout_figure(trace, layer, ctx.loaded.label, ctx.presentation),
         width="stretch",
         key="rollout_heatmap",
     )
     raw = heatmap(
         trace, "encoder_self", layer, None, ctx.loaded.label, presentation=ctx.presentation
     )
-    right.plotly_chart(
-        fit_title(raw, trace.source_tokens),
+    state.plot(
+        where=right,
+        figure=fit_title(raw, trace.source_tokens),
         width="stretch",
         key="rollout_raw_heatmap",
     )

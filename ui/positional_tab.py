@@ -76,8 +76,9 @@ def render(ctx: state.ViewContext) -> list[str]:
     )
     left, right = st.columns(2)
     if dimensions:
-        left.plotly_chart(
-            positional.dimension_curves(
+        state.plot(
+            where=left,
+            figure=positional.dimension_curves(
                 table,
                 sorted(dimensions),
                 f"PE(position, dim) for {len(dimensions)} dimensions, d_model {d_model}",
@@ -88,8 +89,11 @@ def render(ctx: state.ViewContext) -> list[str]:
         )
     else:
         left.info("Choose at least one dimension to plot.")
-    right.plotly_chart(
-        positional.wavelength_figure(d_model, ctx.presentation), width="stretch", key="pos_waves"
+    state.plot(
+        where=right,
+        figure=positional.wavelength_figure(d_model, ctx.presentation),
+        width="stretch",
+        key="pos_waves",
     )
 
     st.subheader("Similarity depends on the offset, not on the position")
@@ -99,16 +103,18 @@ def render(ctx: state.ViewContext) -> list[str]:
     )
     shown = min(n_positions, MAX_SIMILARITY_POSITIONS)
     left, right = st.columns(2)
-    left.plotly_chart(
-        positional.similarity_heatmap(
+    state.plot(
+        where=left,
+        figure=positional.similarity_heatmap(
             table[:shown], f"PE(p)·PE(q), first {shown} positions", ctx.presentation
         ),
         width="stretch",
         key="pos_similarity",
     )
     profile = _profile(table)
-    right.plotly_chart(
-        positional.offset_profile_figure(
+    state.plot(
+        where=right,
+        figure=positional.offset_profile_figure(
             {"sinusoids": profile},
             f"PE(p)·PE(p+offset) over all p, {n_positions} positions",
             ctx.presentation,
@@ -234,8 +240,9 @@ def _positions_off_section(ctx: state.ViewContext) -> None:
         st.info("The text needs at least two words to shuffle.")
     for r, row in enumerate(grid):
         for c, (column, (setting, shown)) in enumerate(zip(st.columns(2), row)):
-            column.plotly_chart(
-                heatmap(
+            state.plot(
+                where=column,
+                figure=heatmap(
                     shown,
                     kind,
                     layer,
@@ -276,15 +283,17 @@ def _learned_positions_section(ctx: state.ViewContext, n_positions: int) -> None
         f"{config.d_model} and the first {shown} positions."
     )
     left, right = st.columns(2)
-    left.plotly_chart(
-        positional.encoding_heatmap(
+    state.plot(
+        where=left,
+        figure=positional.encoding_heatmap(
             learned, f"MiniLM-L6 learned position vectors, {shown} positions", ctx.presentation
         ),
         width="stretch",
         key="pos_learned_heatmap",
     )
-    right.plotly_chart(
-        positional.encoding_heatmap(
+    state.plot(
+        where=right,
+        figure=positional.encoding_heatmap(
             sinusoids, f"Sinusoids, {shown} positions × d_model {config.d_model}", ctx.presentation
         ),
         width="stretch",

@@ -55,8 +55,9 @@ def render(ctx: state.ViewContext) -> list[str]:
     )
     variances = _variance_table(VARIANCE_SAMPLES, SEED)
     left, right = st.columns([3, 2])
-    left.plotly_chart(
-        scaling.variance_figure(variances, VARIANCE_SAMPLES, ctx.presentation),
+    state.plot(
+        where=left,
+        figure=scaling.variance_figure(variances, VARIANCE_SAMPLES, ctx.presentation),
         width="stretch",
         key="scaling_variance",
     )
@@ -137,8 +138,9 @@ def _live_section(ctx: state.ViewContext) -> None:
     }
     columns = st.columns(len(runs))
     for n, (column, (label, run)) in enumerate(zip(columns, runs.items())):
-        column.plotly_chart(
-            heatmap(
+        state.plot(
+            where=column,
+            figure=heatmap(
                 run,
                 kind,
                 layer,

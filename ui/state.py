@@ -100,9 +100,10 @@ def parse_int_list(raw: str) -> list[int]:
     return [int(part) for part in raw.strip("[]").replace(" ", "").split(",") if part]
 
 
-def plot(figure, **options) -> Any:
-    """st.plotly_chart with our figure's own fonts and colours (Streamlit's theme would replace
-    them with 12 px labels, too small for a lecture hall), at the column's full width."""
+def plot(figure, where=None, **options) -> Any:
+    """st.plotly_chart (in the container `where`, if given) with our figure's own fonts and
+    colours (Streamlit's theme would replace them with 12 px labels, too small for a lecture
+    hall), at the container's full width."""
     options.setdefault("theme", None)
     options.setdefault("width", "stretch")
-    return st.plotly_chart(figure, **options)
+    return (where or st).plotly_chart(figure, **options)
