@@ -135,7 +135,7 @@ MODELS: dict[str, ModelEntry] = {
         ModelEntry(
             "en-de",
             "English→German, trained here",
-            "The paper's encoder-decoder (N=6, h=8, d_model=128) trained on generated "
+            "The paper's encoder-decoder (N=6, h=8, d_model=96) trained on generated "
             "English→German pairs: attention that learned to translate",
             load_trained,
         ),
