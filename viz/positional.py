@@ -80,20 +80,23 @@ def _symmetric_range(values: np.ndarray) -> float:
     return float(np.abs(values).max()) or 1.0
 
 
+def _signed_heatmap(z: np.ndarray, value_label: str, hover: str) -> go.Heatmap:
+    """A heatmap of signed values on the diverging scale, symmetric about 0 (white)."""
+    bound = _symmetric_range(z)
+    return go.Heatmap(
+        z=z,
+        colorscale=SIGNED_COLORSCALE,
+        zmin=-bound,
+        zmax=bound,
+        colorbar={"title": {"text": value_label}},
+        hovertemplate=hover + "<extra></extra>",
+    )
+
+
 def encoding_heatmap(table: np.ndarray, title: str, presentation: bool = False) -> go.Figure:
     """Positions down, dimensions across; the diverging scale is white at 0."""
     table = np.asarray(table, dtype=np.float32)
-    bound = _symmetric_range(table)
-    fig = go.Figure(
-        go.Heatmap(
-            z=table,
-            colorscale=SIGNED_COLORSCALE,
-            zmin=-bound,
-            zmax=bound,
-            colorbar={"title": {"text": "value"}},
-            hovertemplate="position %{y}, dimension %{x}: %{z:.4f}<extra></extra>",
-        )
-    )
+    fig = go.Figure(_signed_heatmap(table, "value", "position %{y}, dimension %{x}: %{z:.4f}"))
     return apply_layout(
         fig,
         title,
@@ -163,17 +166,7 @@ def similarity_heatmap(table: np.ndarray, title: str, presentation: bool = False
     """PE(p)·PE(q) for every pair of positions."""
     table = np.asarray(table, dtype=np.float64)
     similarity = (table @ table.T).astype(np.float32)
-    bound = _symmetric_range(similarity)
-    fig = go.Figure(
-        go.Heatmap(
-            z=similarity,
-            colorscale=SIGNED_COLORSCALE,
-            zmin=-bound,
-            zmax=bound,
-            colorbar={"title": {"text": "dot product"}},
-            hovertemplate="PE(%{y})·PE(%{x}) = %{z:.3f}<extra></extra>",
-        )
-    )
+    fig = go.Figure(_signed_heatmap(similarity, "dot product", "PE(%{y})·PE(%{x}) = %{z:.3f}"))
     return apply_layout(
         fig,
         title,
