@@ -200,6 +200,19 @@ def figure_title(page) -> str:
     return active_panel(page).locator(HEATMAP).first.locator(".gtitle").first.text_content()
 
 
+def wait_for_title(page, fragment: str, timeout_ms: int = RENDER_TIMEOUT_MS) -> None:
+    """Until the visible tab's first heatmap title contains `fragment`."""
+    page.wait_for_function(
+        """([panelSelector, fragment]) => {
+            const panel = document.querySelector(panelSelector);
+            const title = panel && panel.querySelector('[data-testid="stPlotlyChart"] .gtitle');
+            return !!title && title.textContent.includes(fragment);
+        }""",
+        arg=[ACTIVE_PANEL, fragment],
+        timeout=timeout_ms,
+    )
+
+
 def type_text(page, text: str) -> None:
     """Replace the sidebar text and submit it as a person does (Ctrl+Enter)."""
     box = page.locator('[data-testid="stSidebar"] textarea').first
