@@ -47,6 +47,7 @@ __all__ = [
     "PP",
     "Clause",
     "Example",
+    "MAX_SENTENCE_TOKENS",
     "PHENOMENA",
     "build",
     "detokenize_german",
@@ -644,11 +645,16 @@ def _sample_clause(rng: random.Random, main: bool, coordinated: bool = False) ->
     return Clause(subject, v.key, obj, iobj, pp, tense, modal, negated, question, adverb, conj, sub)
 
 
-def generate(n: int, seed: int, max_clauses: int = 1) -> list[Example]:
+# The longest English sentence of a single-clause example, so of any training sentence.
+MAX_SENTENCE_TOKENS = 20
+
+
+def generate(n: int, seed: int, max_clauses: int = 1, longer_than: int = 0) -> list[Example]:
     """`n` examples, deterministic in `seed`. With max_clauses=k > 1 every example
-    joins k main clauses with "and" (a length-generalisation test set)."""
+    joins k main clauses with "and" (a length-generalisation test set); `longer_than`
+    keeps only examples with more English tokens than that."""
     rng = random.Random(seed)
-    max_len = 20 if max_clauses == 1 else 16 * max_clauses
+    max_len = MAX_SENTENCE_TOKENS if max_clauses == 1 else 16 * max_clauses
     out: list[Example] = []
     while len(out) < n:
         if max_clauses == 1:
@@ -657,7 +663,7 @@ def generate(n: int, seed: int, max_clauses: int = 1) -> list[Example]:
             ex = build(
                 [_sample_clause(rng, main=True, coordinated=True) for _ in range(max_clauses)]
             )
-        if len(ex.english) <= max_len:
+        if longer_than < len(ex.english) <= max_len:
             out.append(ex)
     return out
 

@@ -16,15 +16,16 @@ METRICS = {
     "test_set": {"size": 2000, "seed": 2},
     "beam4": {"exact_match": 0.9712, "bleu": 97.1},
     "greedy": {"exact_match": 0.9511, "bleu": 96.0},
+    "two_clauses": {"size": 300, "exact_match": 0.5, "bleu": 80.4},
     "longer_than_training": {"size": 120, "exact_match": 0.25, "bleu": 70.2},
 }
 
 
 def test_metrics_table_has_one_row_per_evaluation_with_percentages():
     table = metrics_table(METRICS)
-    assert list(table["sentences"]) == [2000, 2000, 120]
-    assert list(table["exact match"]) == ["97.1%", "95.1%", "25.0%"]
-    assert list(table["BLEU (sacrebleu)"]) == [97.1, 96.0, 70.2]
+    assert list(table["sentences"]) == [2000, 2000, 300, 120]
+    assert list(table["exact match"]) == ["97.1%", "95.1%", "50.0%", "25.0%"]
+    assert list(table["BLEU (sacrebleu)"]) == [97.1, 96.0, 80.4, 70.2]
 
 
 def test_alignment_error_grid_shows_the_values_on_a_fixed_scale():

@@ -8,6 +8,8 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+from model.corpus import MAX_SENTENCE_TOKENS
+from model.evaluate import main as evaluate_main
 from model.registry import ModelUnavailable, load_trained
 from model.train import main, rate
 
@@ -72,3 +74,23 @@ def test_shipped_weights_load_and_a_changed_byte_is_rejected(runs):
     damaged.write_bytes(bytes(data))
     with pytest.raises(ModelUnavailable, match="damaged"):
         load_trained(torch.device("cpu"), damaged)
+
+
+def test_rescoring_rewrites_the_metrics_and_leaves_the_weights_loadable(runs, capsys):
+    tmp, whole, _ = runs
+    copy = tmp / "rescored" / "whole.safetensors"
+    copy.parent.mkdir()
+    shutil.copy(whole, copy)
+    shutil.copy(whole.with_suffix(".json"), copy.with_suffix(".json"))
+    before = json.loads(copy.with_suffix(".json").read_text())
+    evaluate_main(
+        ["--weights", str(copy), "--test-size", "3", "--long-size", "2", "--threads", "1"]
+    )
+    after = json.loads(copy.with_suffix(".json").read_text())
+    assert after["sha256"] == before["sha256"] and after["training"] == before["training"]
+    metrics = after["metrics"]
+    assert metrics["test_set"]["size"] == 3
+    assert metrics["two_clauses"]["size"] == metrics["longer_than_training"]["size"] == 2
+    assert metrics["longer_than_training"]["longest_training_sentence"] == MAX_SENTENCE_TOKENS
+    assert "exact_match" in json.loads(capsys.readouterr().out)["beam4"]
+    load_trained(torch.device("cpu"), copy)  # the sha256 still matches

@@ -15,7 +15,8 @@ def metrics_table(metrics: dict) -> pd.DataFrame:
     for key, label in (
         ("beam4", "held-out test set, beam search (4 beams, α=0.6)"),
         ("greedy", "held-out test set, greedy"),
-        ("longer_than_training", "two-clause sentences longer than the test set's, beam"),
+        ("two_clauses", "two clauses joined by “and” (no such sentence in training), beam"),
+        ("longer_than_training", "two clauses, longer than any training sentence, beam"),
     ):
         if key in metrics:
             size = metrics[key].get("size", metrics.get("test_set", {}).get("size"))
