@@ -167,7 +167,7 @@ def visualisation_section(rows: list[dict]) -> str:
             "from transformers. Sizes: what each sends to the browser (bertviz embeds every "
             "weight of every head at full length, as JSON text). Target: ratio ≤ 1.0. The last "
             "three columns: the heatmap alone, the figure the Attention tab draws first; the "
-            "difference between the two *ours* columns is the overview (72 Plotly subplots).",
+            "difference between the two *ours* columns is the overview (one mosaic heatmap of 6 × 12 heads).",
             "",
             table(
                 [

@@ -19,7 +19,7 @@ import torch
 from model import registry
 from model.trace import run
 from viz import export
-from viz.attention import heatmap, overview, overview_head
+from viz.attention import heatmap, overview
 from viz.breakdown import breakdown_figure, breakdown_table
 from viz.decoding import alternatives_figure, gold_alignment, step_figure
 from viz.links import links_figure, select_links
@@ -35,8 +35,8 @@ def trace():
 
 
 def _visible(labels):
-    """What a category label shows: without the invisible suffix that makes repeats distinct."""
-    return [label.replace("\u200b", "") for label in labels]
+    """What a category label shows: without the invisible suffixes that make labels distinct."""
+    return [label.replace("\u200b", "").replace("\u2060", "") for label in labels]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -117,25 +117,112 @@ def test_typed_html_is_escaped_in_labels(trace):
     assert "<b>" not in json.dumps([t.text for t in links.data if t.text is not None])
 
 
-def test_overview_has_one_heatmap_per_layer_and_head(trace):
+def _block(z, layer, head, n, m):
+    """Block (layer, head) of an overview mosaic of n × m blocks with one cell between blocks."""
+    return z[layer * (n + 1) : layer * (n + 1) + n, head * (m + 1) : head * (m + 1) + m]
+
+
+def _gaps(shape, n, m):
+    """Cells of a mosaic of n × m blocks that lie between blocks."""
+    rows, cols = np.indices(shape)
+    return (rows % (n + 1) == n) | (cols % (m + 1) == m)
+
+
+def test_overview_is_one_mosaic_of_every_layer_and_head(trace):
     fig = overview(trace, "decoder_self")
-    assert len(fig.data) == trace.n_layers * trace.n_heads == 48
-    for number, panel in enumerate(fig.data):
-        layer, head = overview_head(number, trace.n_heads)
-        z = np.asarray(panel.z, dtype=float)
-        expected = np.asarray(trace.attention["decoder_self"][layer, head], dtype=float)
-        lower = np.tril_indices_from(expected)
-        np.testing.assert_array_equal(z[lower], expected[lower])
-        assert np.isnan(z[np.triu_indices_from(z, k=1)]).all()
-        assert f"layer {layer + 1}, head {head + 1}" in panel.hovertemplate
-    labels = [a.text for a in fig.layout.annotations]
-    assert "head 8" in labels and "layer 6" in labels
+    grey, weights = fig.data  # the masked future is painted first, underneath the weights
+    attention = np.asarray(trace.attention["decoder_self"], dtype=float)
+    n_layers, n_heads, n, m = attention.shape
+    z = np.asarray(weights.z, dtype=float)
+    assert z.shape == (n_layers * (n + 1) - 1, n_heads * (m + 1) - 1)
+    future = np.triu(np.ones((n, m), dtype=bool), k=1)
+    where = np.asarray(weights.customdata)  # (layer, head), 1-based, for the hover
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            block = _block(z, layer, head, n, m)
+            np.testing.assert_array_equal(block[~future], attention[layer, head][~future])
+            assert np.isnan(block[future]).all()  # masked: no weight, not a weight of 0
+            assert (_block(where, layer, head, n, m) == (layer + 1, head + 1)).all()
+    gaps = _gaps(z.shape, n, m)
+    assert np.isnan(z[gaps]).all()
+    # Grey covers exactly the masked cells, not the gaps, which stay on a white background.
+    painted = ~np.isnan(np.asarray(grey.z, dtype=float))
+    assert painted.sum() == n_layers * n_heads * future.sum()
+    np.testing.assert_array_equal(painted, np.isnan(z) & ~gaps)
+    assert not grey.showscale and "masked" in grey.hovertemplate
+    assert fig.layout.plot_bgcolor == "white"
+    assert weights.hoverongaps is False and grey.hoverongaps is False
+    assert (weights.zmin, weights.zmax) == (0.0, 1.0)
+    assert weights.colorbar.title.text == "weight"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_overview_ticks_name_each_block(trace, kind):
+    fig = overview(trace, kind)
+    n_layers, n_heads, n, m = trace.attention[kind].shape
+    xaxis, yaxis = fig.layout.xaxis, fig.layout.yaxis
+    assert (xaxis.title.text, yaxis.title.text) == ("head", "layer")
+    assert list(xaxis.ticktext) == [f"head {h}" for h in range(1, n_heads + 1)]
+    assert list(yaxis.ticktext) == [f"layer {layer}" for layer in range(1, n_layers + 1)]
+    # Each tick sits in the middle of its block: between the block's first and last cell.
+    for h, tick in enumerate(xaxis.tickvals):
+        assert tick == pytest.approx((h * (m + 1) + h * (m + 1) + m - 1) / 2)
+    for layer, tick in enumerate(yaxis.tickvals):
+        assert tick == pytest.approx((layer * (n + 1) + layer * (n + 1) + n - 1) / 2)
+    assert yaxis.autorange == "reversed"  # layer 1 at the top
+    # The categories behind the cells name the tokens of every block, each one distinct.
+    queries, keys = trace.axis_tokens(kind)
+    x, y = fig.data[-1].x, fig.data[-1].y
+    assert len(set(x)) == len(x) and len(set(y)) == len(y)
+    assert _visible(x[-m:]) == [html.escape(t) for t in keys]
+    assert _visible(y[(n_layers - 1) * (n + 1) :]) == [html.escape(t) for t in queries]
+
+
+def test_overview_hover_names_layer_head_tokens_and_exact_weight(trace):
+    fig = overview(trace, "cross")
+    weights = fig.data[0]
+    n, m = trace.attention["cross"].shape[2:]
+    layer, head, q, k = 3, 5, 0, 4
+    row, col = layer * (n + 1) + q, head * (m + 1) + k
+    cell = np.asarray(weights.customdata)[row, col]
+    shown = (
+        weights.hovertemplate.replace("%{customdata[0]}", str(cell[0]))
+        .replace("%{customdata[1]}", str(cell[1]))
+        .replace("%{y}", weights.y[row])
+        .replace("%{x}", weights.x[col])
+        .replace("%{z:.4f}", f"{weights.z[row][col]:.4f}")
+    )
+    value = float(trace.attention["cross"][layer, head, q, k])
+    expected = (
+        f"layer 4, head 6<br>query '{html.escape(trace.target_tokens[q])}' → "
+        f"key '{html.escape(trace.source_tokens[k])}': {value:.4f}<extra></extra>"
+    )
+    assert _visible([shown]) == [expected]
+
+
+def test_overview_escapes_typed_tokens_and_keeps_numbers_off_the_ticks(trace):
+    n = trace.attention["encoder_self"].shape[2]
+    centre = str((n - 1) // 2)  # a token that reads as the number of a tick's position
+    typed = ("<b>x</b>", centre) + trace.source_tokens[2:]
+    fig = overview(dataclasses.replace(trace, source_tokens=typed), "encoder_self")
+    labels = list(fig.data[0].x) + list(fig.data[0].y)
+    assert "<b>" not in json.dumps(labels)
+    assert _visible(fig.data[0].x[:2]) == ["&lt;b&gt;x&lt;/b&gt;", centre]
+    for label in labels:
+        with pytest.raises(ValueError):
+            float(label)  # Plotly would place a tick at a category that reads as its number
 
 
 def test_overview_draws_only_the_first_tokens_and_says_so(trace):
-    fig = overview(trace, "cross", max_tokens=5)
-    assert np.asarray(fig.data[0].z).shape == (5, 5)
-    assert "first 5 tokens" in fig.layout.title.text
+    fig = overview(trace, "cross", max_tokens=5, stretch=True)
+    attention = np.asarray(trace.attention["cross"], dtype=float)
+    n_layers, n_heads = attention.shape[:2]
+    z = np.asarray(fig.data[0].z, dtype=float)
+    assert z.shape == (n_layers * 6 - 1, n_heads * 6 - 1)
+    np.testing.assert_array_equal(_block(z, 2, 7, 5, 5), attention[2, 7, :5, :5])
+    assert "(first 5 tokens)" in fig.layout.title.text
+    assert fig.data[0].zmax == pytest.approx(attention[:, :, :5, :5].max())
+    assert "first" not in overview(trace, "cross").layout.title.text
 
 
 def test_breakdown_recomputes_eq1(trace):

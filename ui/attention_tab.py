@@ -232,7 +232,8 @@ def _draw_overview(ctx: state.ViewContext) -> list[str]:
     stretch = _stretch_control(ctx)
     fig = overview(trace, kind, ctx.loaded.label, stretch, ctx.presentation)
     name = f"{ctx.name}-{kind}-all-heads"
-    _chart(ctx, fig, "attention_overview", name)
+    # The "head 1" … ticks run along the top, under the title: fit_title leaves room for them.
+    _chart(ctx, fig, "attention_overview", name, top_tokens=fig.layout.xaxis.ticktext)
     queries, keys = trace.axis_tokens(kind)
     if max(len(queries), len(keys)) > OVERVIEW_MAX_TOKENS:
         st.caption(

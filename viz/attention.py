@@ -10,13 +10,12 @@ from collections.abc import Collection
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from model.trace import Trace
 
 from .style import ATTENTION_COLORSCALE, KIND_LABELS, MASKED_COLOR, apply_layout, safe
 
-# The overview draws layers × heads small multiples; beyond this many tokens each cell would be
+# The overview draws layers × heads blocks; beyond this many tokens each cell would be
 # too small to read and the figure too large to send, so it shows the first tokens only.
 OVERVIEW_MAX_TOKENS = 48
 MASKED_EXPLANATION = (
@@ -24,6 +23,9 @@ MASKED_EXPLANATION = (
     "positions (Section 3.2.3), so those weights do not exist; they are not weights of 0."
 )
 _INVISIBLE = "\u200b"  # zero-width space: makes repeated tokens distinct categories, unseen
+_BLOCK_MARK = "\u2060"  # word joiner, also unseen: tells the blocks of a mosaic axis apart
+CELL_HOVER = "query '%{y}' → key '%{x}': %{z:.4f}<extra></extra>"
+MASKED_HOVER = "query '%{y}' → key '%{x}': masked (a later position)<extra></extra>"
 
 
 def head_weights(trace: Trace, kind: str, layer: int, head: int | None) -> np.ndarray:
@@ -123,7 +125,7 @@ def heatmap(
             z=shown,
             x=k_labels,
             y=q_labels,
-            hovertemplate="query '%{y}' → key '%{x}': %{z:.4f}<extra></extra>",
+            hovertemplate=CELL_HOVER,
             colorscale=ATTENTION_COLORSCALE,
             zmin=0.0,
             zmax=zmax,
@@ -142,7 +144,8 @@ def heatmap(
                 y=q_labels,
                 colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
                 showscale=False,
-                hovertemplate="query '%{y}' → key '%{x}': masked (a later position)<extra></extra>",
+                hoverongaps=False,  # elsewhere the weights underneath answer the hover
+                hovertemplate=MASKED_HOVER,
                 xgap=1 if len(keys) <= 64 else 0,
                 ygap=1 if len(queries) <= 64 else 0,
             )
@@ -160,6 +163,43 @@ def heatmap(
     return fig
 
 
+def mosaic(blocks: np.ndarray) -> np.ndarray:
+    """[rows, cols, n, m] blocks laid out as one 2-D array, one NaN row or column between blocks.
+
+    Block (r, c) starts at row r * (n + 1) and column c * (m + 1).
+    """
+    rows, cols, n, m = blocks.shape
+    laid = np.full((rows, n + 1, cols, m + 1), np.nan, dtype=np.float32)
+    laid[:, :n, :, :m] = blocks.transpose(0, 2, 1, 3)
+    return laid.reshape(rows * (n + 1), cols * (m + 1))[:-1, :-1]
+
+
+def mosaic_categories(tokens, n_blocks: int) -> list[str]:
+    """Category labels along one mosaic axis: each block's tokens, then a gap, all distinct.
+
+    Repeats within a block differ as in `token_categories`; the labels of block b end in b + 1
+    invisible word joiners, so no two blocks share a label and no label reads as a number (which
+    Plotly would take for the numeric position of a tick).
+    """
+    labels = token_categories([*tokens, ""])
+    return [label + _BLOCK_MARK * (b + 1) for b in range(n_blocks) for label in labels][:-1]
+
+
+def mosaic_axis(name: str, n_blocks: int, block: int, **extra) -> dict:
+    """A mosaic axis titled `name`, ticked "name 1" … at the centre of each block of `block` cells."""
+    return {
+        "title": {"text": name},
+        "type": "category",
+        "tickvals": [b * (block + 1) + (block - 1) / 2 for b in range(n_blocks)],
+        "ticktext": [f"{name} {b + 1}" for b in range(n_blocks)],
+        "ticks": "",
+        "ticklabelstandoff": 6,
+        "showgrid": False,
+        "zeroline": False,
+        **extra,
+    }
+
+
 def overview(
     trace: Trace,
     kind: str,
@@ -168,68 +208,64 @@ def overview(
     presentation: bool = False,
     max_tokens: int = OVERVIEW_MAX_TOKENS,
 ) -> go.Figure:
-    """Every layer (rows) × head (columns) of one kind as small multiples in one figure.
+    """Every layer (rows) × head (columns) of one kind as one mosaic heatmap.
 
     Section 3.2.2: each of the h heads attends with its own projections, in each of the N layers.
-    Trace number layer * n_heads + head is that head's heatmap (see `overview_head`). Only the
-    first `max_tokens` queries and keys are drawn.
+    Layer l, head h is the block at rows l * (n + 1)… and columns h * (m + 1)… (see `mosaic`),
+    with an empty cell between blocks. Only the first `max_tokens` queries and keys are drawn.
     """
     queries, keys = trace.axis_tokens(kind)
-    q_labels = token_categories(queries[:max_tokens])
-    k_labels = token_categories(keys[:max_tokens])
     shown = with_mask(kind, trace.attention[kind][:, :, :max_tokens, :max_tokens])
-    n_layers, n_heads = shown.shape[:2]
-    fig = make_subplots(
-        rows=n_layers,
-        cols=n_heads,
-        shared_xaxes=True,
-        shared_yaxes=True,
-        horizontal_spacing=0.008,
-        vertical_spacing=0.012,
-        column_titles=[f"head {h + 1}" for h in range(n_heads)],
-        row_titles=[f"layer {layer + 1}" for layer in range(n_layers)],
-    )
-    for layer in range(n_layers):
-        for head in range(n_heads):
-            weights = shown[layer, head]
-            fig.add_trace(
-                go.Heatmap(
-                    z=weights,
-                    x=k_labels,
-                    y=q_labels,
-                    coloraxis="coloraxis",
-                    hovertemplate=f"layer {layer + 1}, head {head + 1}<br>"
-                    "query '%{y}' → key '%{x}': %{z:.4f}<extra></extra>",
-                ),
-                row=layer + 1,
-                col=head + 1,
+    n_layers, n_heads, n, m = shown.shape
+    z = mosaic(shown)
+    y = mosaic_categories(queries[:n], n_layers)
+    x = mosaic_categories(keys[:m], n_heads)
+    # Layer and head of each cell, 1-based, for the hover (gap cells have none).
+    layer_of_row = np.arange(z.shape[0]) // (n + 1) + 1
+    head_of_col = np.arange(z.shape[1]) // (m + 1) + 1
+    block = np.broadcast_arrays(layer_of_row[:, None], head_of_col)
+    zmax = float(np.nanmax(shown)) if stretch else 1.0
+    fig = go.Figure()
+    if kind == "decoder_self":
+        # The masked future painted grey underneath; the gaps between blocks stay white.
+        masked = mosaic(np.where(np.isnan(shown), 1.0, np.nan))
+        fig.add_trace(
+            go.Heatmap(
+                z=masked,
+                x=x,
+                y=y,
+                colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
+                showscale=False,
+                hoverongaps=False,
+                hovertemplate=MASKED_HOVER,
             )
+        )
+    fig.add_trace(
+        go.Heatmap(
+            z=z,
+            x=x,
+            y=y,
+            customdata=np.stack(block, axis=-1).astype(np.uint8),
+            colorscale=ATTENTION_COLORSCALE,
+            zmin=0.0,
+            zmax=zmax,
+            colorbar={"title": {"text": "weight"}},
+            hoverongaps=False,
+            hovertemplate="layer %{customdata[0]}, head %{customdata[1]}<br>" + CELL_HOVER,
+        )
+    )
     cut = len(queries) > max_tokens or len(keys) > max_tokens
     title = f"{safe(model_label or trace.model)} · {KIND_LABELS[kind]} · all layers and heads"
     if cut:
         title += f" (first {max_tokens} tokens)"
-    zmax = float(np.nanmax(shown)) if stretch else 1.0
     apply_layout(
         fig,
         title,
         presentation,
         height=round((150 if presentation else 115) * n_layers + 120),
-        plot_bgcolor=MASKED_COLOR if kind == "decoder_self" else "white",
-        coloraxis={
-            "colorscale": ATTENTION_COLORSCALE,
-            "cmin": 0.0,
-            "cmax": zmax,
-            "colorbar": {"title": {"text": "weight"}},
-        },
+        plot_bgcolor="white",
+        xaxis=mosaic_axis("head", n_heads, m, side="top"),
+        yaxis=mosaic_axis("layer", n_layers, n, autorange="reversed"),
         margin={"t": 110},
     )
-    fig.update_xaxes(showticklabels=False, type="category")
-    fig.update_yaxes(showticklabels=False, type="category", autorange="reversed")
-    # Subplot titles are annotations: keep them readable but smaller than the main title.
-    fig.update_annotations(font_size=round(13 * (1.4 if presentation else 1.0)))
     return fig
-
-
-def overview_head(curve_number: int, n_heads: int) -> tuple[int, int]:
-    """(layer, head) of the overview's trace number `curve_number`."""
-    return divmod(curve_number, n_heads)
