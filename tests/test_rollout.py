@@ -4,8 +4,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from viz.rollout import fit_title, residual_attention, rollout, token_heatmap
-from viz.style import apply_layout
+from viz.attention import token_heatmap
+from viz.rollout import residual_attention, rollout
+from viz.style import apply_layout, fit_title
 
 
 def test_two_layer_rollout_by_hand():

@@ -19,8 +19,7 @@ from viz.attention import (
 from viz.breakdown import breakdown_figure, breakdown_table
 from viz.decoding import alternatives_figure, gold_alignment, step_figure, step_title
 from viz.links import MAX_LINES, MAX_TOKENS, MIN_WEIGHT, links_figure, select_links
-from viz.rollout import fit_title
-from viz.style import KIND_LABELS
+from viz.style import KIND_LABELS, fit_title
 
 from . import state
 from .text import escape_markdown

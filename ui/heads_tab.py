@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from viz.attention import heatmap
-from viz.rollout import fit_title, rollout_figure
+from viz.rollout import rollout_figure
 from viz.stats import STATISTIC_BY_COLUMN, STATISTICS, head_statistics, statistic_grid
-from viz.style import KIND_LABELS
+from viz.style import KIND_LABELS, fit_title
 
 from . import state
 

@@ -20,13 +20,14 @@ import plotly.graph_objects as go
 
 from model.trace import Trace
 
-from .rollout import fit_title, token_heatmap
+from .attention import token_heatmap
 from .style import (
     ATTENTION_COLORSCALE,
     HEAD_COLORS,
     KIND_LABELS,
     SIGNED_COLORSCALE,
     apply_layout,
+    fit_title,
     safe,
 )
 

@@ -6,14 +6,22 @@ the matrix softmax(QK^T / sqrt(d_k)) of Eq. (1), Section 3.2.1.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
 from model.trace import Trace
 
-from .style import ATTENTION_COLORSCALE, KIND_LABELS, MASKED_COLOR, apply_layout, safe
+from .style import (
+    ATTENTION_COLORSCALE,
+    KIND_LABELS,
+    MASKED_COLOR,
+    PRESENTATION_SCALE,
+    apply_layout,
+    fit_title,
+    safe,
+)
 
 # The overview draws layers × heads blocks; beyond this many tokens each cell would be
 # too small to read and the figure too large to send, so it shows the first tokens only.
@@ -269,3 +277,44 @@ def overview(
         margin={"t": 110},
     )
     return fig
+
+
+def token_heatmap(
+    z: np.ndarray,
+    row_tokens: Sequence[str],
+    column_tokens: Sequence[str],
+    title: str,
+    value_label: str,
+    zmin: float = 0.0,
+    zmax: float = 1.0,
+    colorscale: str = ATTENTION_COLORSCALE,
+    row_axis: str = "query (attending)",
+    column_axis: str = "key (attended to)",
+    presentation: bool = False,
+) -> go.Figure:
+    """A [row, column] matrix with tokens on both axes, a fixed colour scale and exact hovers."""
+    rows, columns = token_categories(row_tokens), token_categories(column_tokens)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=columns,
+            y=rows,
+            hovertemplate=f"'%{{y}}' → '%{{x}}'<br>{value_label}: %{{z:.4f}}<extra></extra>",
+            colorscale=colorscale,
+            zmin=zmin,
+            zmax=zmax,
+            colorbar={"title": {"text": value_label}},
+            xgap=1,
+            ygap=1,
+        )
+    )
+    size = max(420, min(900, 34 * max(len(rows), len(columns)) + 200))
+    apply_layout(
+        fig,
+        title,
+        presentation,
+        height=round(size * (PRESENTATION_SCALE if presentation else 1.0)),
+        xaxis=token_axis(column_axis, columns, tickangle=-45, side="top"),
+        yaxis=token_axis(row_axis, rows, autorange="reversed"),
+    )
+    return fit_title(fig, column_tokens)

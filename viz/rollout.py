@@ -8,20 +8,14 @@ paper; the residual is Section 3.1 of Vaswani et al.), is multiplied through the
 
 from __future__ import annotations
 
-import re
-import textwrap
-from collections.abc import Sequence
-
 import numpy as np
 import plotly.graph_objects as go
 
 from model.trace import Trace
 
-from .attention import token_axis, token_categories
-from .style import ATTENTION_COLORSCALE, PRESENTATION_SCALE, TITLE_SIZE, apply_layout, safe
+from .attention import token_heatmap
+from .style import safe
 
-# Titles wrap at this many characters, so a figure fits half the page at the usual title size.
-TITLE_LINE_CHARS = 44
 RESIDUAL_SHARE = 0.5  # Abnar & Zuidema: Ã = 0.5 A + 0.5 I
 
 
@@ -45,80 +39,6 @@ def rollout(attention: np.ndarray) -> np.ndarray:
         flow = matrix @ flow
         result[layer] = flow
     return result
-
-
-def fit_title(
-    fig: go.Figure, top_axis_tokens: Sequence[str] = (), max_chars: int = TITLE_LINE_CHARS
-) -> go.Figure:
-    """Wrap the title into lines (at " · " and spaces) and make room for it at the top.
-
-    Plotly neither wraps titles nor leaves room for a title of several lines above a token axis
-    drawn at the top, so the top margin is computed here from the line count and the tokens.
-    """
-    title_size = fig.layout.title.font.size
-    width = round(max_chars * TITLE_SIZE / title_size)  # fewer characters in presentation mode
-    parts = re.split(r" · |<br>", fig.layout.title.text)
-    lines = [line for part in parts for line in textwrap.wrap(part, width)]
-    line_height = round(1.3 * title_size)
-    title_room = line_height * len(lines) + line_height // 2
-    axis_room = 0
-    if top_axis_tokens:
-        # Axis title plus tick labels turned by 45°: about 0.4 font sizes of height per character.
-        longest = min(max(len(token) for token in top_axis_tokens), 24)
-        axis_room = round(fig.layout.font.size * (2.5 + 0.4 * longest))
-    fig.update_layout(
-        title={
-            "text": "<br>".join(lines),
-            "y": 1,
-            "yref": "container",
-            "yanchor": "top",
-            "pad": {"t": line_height},
-        },
-        margin={"t": title_room + axis_room},
-        height=(fig.layout.height or 450) + title_room,
-    )
-    return fig
-
-
-def token_heatmap(
-    z: np.ndarray,
-    row_tokens: Sequence[str],
-    column_tokens: Sequence[str],
-    title: str,
-    value_label: str,
-    zmin: float = 0.0,
-    zmax: float = 1.0,
-    colorscale: str = ATTENTION_COLORSCALE,
-    row_axis: str = "query (attending)",
-    column_axis: str = "key (attended to)",
-    presentation: bool = False,
-) -> go.Figure:
-    """A [row, column] matrix with tokens on both axes, a fixed colour scale and exact hovers."""
-    rows, columns = token_categories(row_tokens), token_categories(column_tokens)
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=columns,
-            y=rows,
-            hovertemplate=f"'%{{y}}' → '%{{x}}'<br>{value_label}: %{{z:.4f}}<extra></extra>",
-            colorscale=colorscale,
-            zmin=zmin,
-            zmax=zmax,
-            colorbar={"title": {"text": value_label}},
-            xgap=1,
-            ygap=1,
-        )
-    )
-    size = max(420, min(900, 34 * max(len(rows), len(columns)) + 200))
-    apply_layout(
-        fig,
-        title,
-        presentation,
-        height=round(size * (PRESENTATION_SCALE if presentation else 1.0)),
-        xaxis=token_axis(column_axis, columns, tickangle=-45, side="top"),
-        yaxis=token_axis(row_axis, rows, autorange="reversed"),
-    )
-    return fit_title(fig, column_tokens)
 
 
 def rollout_figure(

@@ -17,8 +17,7 @@ import plotly.graph_objects as go
 
 from model.trace import Trace
 
-from .rollout import fit_title
-from .style import ATTENTION_COLORSCALE, KIND_LABELS, apply_layout, safe
+from .style import ATTENTION_COLORSCALE, KIND_LABELS, apply_layout, fit_title, safe
 
 # Every input word the vocabulary lacks is read as one of these: a placeholder, not a word.
 UNKNOWN_TOKENS = frozenset({"<unk>", "[UNK]"})

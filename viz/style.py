@@ -4,6 +4,9 @@ scales, and escaping of every user-typed string that reaches a figure."""
 from __future__ import annotations
 
 import html
+import re
+import textwrap
+from collections.abc import Sequence
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -11,6 +14,8 @@ import plotly.io as pio
 FONT_SIZE = 18
 TITLE_SIZE = 22
 PRESENTATION_SCALE = 1.4
+# Titles wrap at this many characters, so a figure fits half the page at the usual title size.
+TITLE_LINE_CHARS = 44
 # Attention weights are probabilities: one fixed sequential scale from 0 to 1, white to dark blue.
 ATTENTION_COLORSCALE = "Blues"
 # Signed quantities (positional encodings, dot products): diverging, white at zero.
@@ -60,5 +65,38 @@ def apply_layout(fig: go.Figure, title: str, presentation: bool = False, **layou
         font={"size": round(FONT_SIZE * factor)},
         hoverlabel={"font_size": round(FONT_SIZE * factor)},
         **layout,
+    )
+    return fig
+
+
+def fit_title(
+    fig: go.Figure, top_axis_tokens: Sequence[str] = (), max_chars: int = TITLE_LINE_CHARS
+) -> go.Figure:
+    """Wrap the title into lines (at " · " and spaces) and make room for it at the top.
+
+    Plotly neither wraps titles nor leaves room for a title of several lines above a token axis
+    drawn at the top, so the top margin is computed here from the line count and the tokens.
+    """
+    title_size = fig.layout.title.font.size
+    width = round(max_chars * TITLE_SIZE / title_size)  # fewer characters in presentation mode
+    parts = re.split(r" · |<br>", fig.layout.title.text)
+    lines = [line for part in parts for line in textwrap.wrap(part, width)]
+    line_height = round(1.3 * title_size)
+    title_room = line_height * len(lines) + line_height // 2
+    axis_room = 0
+    if top_axis_tokens:
+        # Axis title plus tick labels turned by 45°: about 0.4 font sizes of height per character.
+        longest = min(max(len(token) for token in top_axis_tokens), 24)
+        axis_room = round(fig.layout.font.size * (2.5 + 0.4 * longest))
+    fig.update_layout(
+        title={
+            "text": "<br>".join(lines),
+            "y": 1,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": line_height},
+        },
+        margin={"t": title_room + axis_room},
+        height=(fig.layout.height or 450) + title_room,
     )
     return fig
