@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import time
 from dataclasses import asdict
@@ -75,6 +76,15 @@ def collate(pairs, batch: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
         return torch.tensor([s + [PAD_ID] * (width - len(s)) for s in seqs])
 
     return pad([pairs[i][0] for i in batch]), pad([pairs[i][1] for i in batch])
+
+
+def smoothed_loss_floor(vocab_size: int, smoothing: float) -> float:
+    """The lowest label-smoothed cross-entropy any model can reach: the entropy of the smoothed
+    target, (1 - ε) on the right token plus ε spread evenly over all V tokens (Section 5.4, as
+    torch's `label_smoothing` spreads it)."""
+    right = 1 - smoothing + smoothing / vocab_size
+    other = smoothing / vocab_size
+    return -(right * math.log(right) + (vocab_size - 1) * other * math.log(other))
 
 
 def loss_on_batch(model, src, tgt, smoothing: float) -> tuple[torch.Tensor, int]:

@@ -5,10 +5,13 @@ import json
 
 import numpy as np
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
+from torch.nn import functional as F
 
 from model import corpus
 from model.registry import WEIGHTS_DIR
+from model.train import smoothed_loss_floor
 from ui.model_tab import architecture_table, vocabulary_table
 from viz.metrics import alignment_error_grid, metrics_table
 
@@ -87,3 +90,31 @@ def test_the_translator_is_the_default_only_once_it_meets_its_bar(
         sidecar = {"sha256": "0", "metrics": {"beam4": {"exact_match": exact, "bleu": 1.0}}}
         (tmp_path / "en-de.json").write_text(json.dumps(sidecar))
     assert registry.default_model_name() == expected
+
+
+def test_the_label_smoothing_floor_is_the_loss_of_the_best_possible_prediction():
+    vocab, smoothing = 50, 0.1
+    target = torch.full((vocab,), smoothing / vocab)
+    target[7] += 1 - smoothing
+    # Predicting the smoothed target itself is optimal: cross-entropy = its entropy.
+    best = F.cross_entropy(target.log()[None], torch.tensor([7]), label_smoothing=smoothing)
+    assert smoothed_loss_floor(vocab, smoothing) == pytest.approx(best.item(), rel=1e-5)
+    worse = target.log() + torch.linspace(0, 0.5, vocab)
+    loss = F.cross_entropy(worse[None], torch.tensor([7]), label_smoothing=smoothing)
+    assert loss.item() > smoothed_loss_floor(vocab, smoothing)
+
+
+def test_the_model_tab_draws_the_translators_training_loss_down_to_its_floor():
+    at = AppTest.from_file("../app.py", default_timeout=300)
+    at.query_params["model"] = "en-de"
+    at.query_params["tab"] = "Model"  # only the open tab runs
+    at.run()
+    assert not at.exception
+    figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    (loss,) = [f for f in figures if "training loss" in f["layout"]["title"]["text"]]
+    history = json.loads((WEIGHTS_DIR / "en-de.json").read_text())["training"]["loss_history"]
+    assert list(loss["data"][0]["x"]) == [step for step, _ in history]
+    np.testing.assert_allclose(loss["data"][0]["y"], [value for _, value in history])
+    (floor_line,) = loss["layout"]["shapes"]
+    assert 0.9 < floor_line["y0"] == floor_line["y1"] < min(value for _, value in history)
+    assert loss["layout"]["xaxis"]["title"]["text"] == "training step"

@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from model.registry import LoadedModel
-from viz.metrics import alignment_error_grid, metrics_table
+from model.train import smoothed_loss_floor
+from viz.metrics import alignment_error_grid, loss_curve, metrics_table
 
 from . import state
 
@@ -69,6 +70,12 @@ def render(ctx: state.ViewContext) -> list[str]:
     training = loaded.info.get("training")
     if training:
         with st.expander("How it was trained (Section 5)"):
+            if training.get("loss_history"):
+                floor = smoothed_loss_floor(len(loaded.tokenizer.itos), training["label_smoothing"])
+                state.plot(
+                    loss_curve(training["loss_history"], floor, loaded.label, ctx.presentation),
+                    key="model_loss",
+                )
             st.json({k: v for k, v in training.items() if k != "loss_history"})
     if "description" in loaded.info:
         st.caption(str(loaded.info["description"]))

@@ -67,3 +67,35 @@ def alignment_error_grid(
             "autorange": "reversed",
         },
     )
+
+
+def loss_curve(
+    history: list[list[float]], floor: float, model_label: str, presentation: bool = False
+) -> go.Figure:
+    """Training loss against step, from the sidecar's loss_history ([step, loss] pairs), with the
+    label-smoothing floor no model can go below."""
+    steps, losses = zip(*history)
+    fig = go.Figure(
+        go.Scatter(
+            x=steps,
+            y=losses,
+            mode="lines",
+            name="training loss",
+            hovertemplate="step %{x}: loss %{y:.3f} nats<extra></extra>",
+        )
+    )
+    fig.add_hline(
+        y=floor,
+        line_dash="dash",
+        annotation_text=f"lowest possible with label smoothing: {floor:.3f}",
+        annotation_position="top right",
+    )
+    return apply_layout(
+        fig,
+        f"{safe(model_label)} · training loss (label-smoothed cross-entropy)",
+        presentation,
+        height=420,
+        xaxis={"title": {"text": "training step"}},
+        yaxis={"title": {"text": "loss (nats per target token)"}, "rangemode": "tozero"},
+        showlegend=False,
+    )
