@@ -137,3 +137,14 @@ def test_presentation_mode_is_larger_and_sparer():
     assert any(explanation in m.value for m in normal.tabs[0].markdown)
     assert not any(explanation in m.value for m in shown.tabs[0].markdown)
     assert not shown.tabs[0].get("download_button")
+
+
+@pytest.mark.parametrize("kind, explained", [("cross", True), ("encoder_self", False)])
+def test_decoder_rows_are_explained_as_reading_one_word_and_choosing_the_next(kind, explained):
+    at = AppTest.from_file("../app.py", default_timeout=300)
+    at.query_params["model"] = "en-de"
+    at.query_params["kind"] = kind
+    at.run()
+    assert not at.exception
+    texts = " ".join(m.value for m in at.markdown)
+    assert ("just *read*" in texts) == explained

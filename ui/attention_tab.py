@@ -63,6 +63,11 @@ wrote and the other tokens it found probable (the softmax of Section 3.4). Red s
 corpus's gold word alignment, the source words a careful translator links to this word.""",
 }
 
+# The decoder's rows are easy to misread by one: row t reads the word before the one it produces.
+DECODER_ROWS = """In the decoder, each row is the word the decoder has just *read* (first `<s>`)
+while it chooses the *next* one: in the translation "Der alte Mann", row `<s>` is where "Der" is
+chosen, so a head that aligns has row `<s>` dark on "the" and row "Der" dark on "old"."""
+
 
 def available_views(kinds) -> list[str]:
     """Decoding steps exist only for a model with a decoder."""
@@ -97,6 +102,8 @@ def render(ctx: state.ViewContext) -> list[str]:
         keys += _DRAW[view](ctx)
     with text_column:
         st.markdown(EXPLANATIONS[view])
+        if view in ("heatmap", "overview", "links") and st.session_state["kind"] != "encoder_self":
+            st.markdown(DECODER_ROWS)
     return keys
 
 
