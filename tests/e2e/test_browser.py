@@ -64,7 +64,8 @@ def wait_charts_drawn(page) -> None:
             const charts = [...panel.querySelectorAll('[data-testid="stPlotlyChart"]')];
             const tables = [...panel.querySelectorAll('[data-testid="stDataFrame"]')];
             return charts.every(c => c.querySelector('.main-svg'))
-                && tables.every(t => t.querySelector('canvas'));
+                && tables.every(t => t.querySelector('canvas'))
+                && !panel.querySelector('[data-testid="stSkeleton"]');
         }""",
         arg=ACTIVE_PANEL,
         timeout=harness.RENDER_TIMEOUT_MS,
