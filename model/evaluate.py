@@ -23,7 +23,7 @@ from .decoding import beam_search, greedy_decode
 from .registry import WEIGHTS_DIR, load_trained
 from .tokenizers import BOS_ID, EOS_ID, WordTokenizer
 from .transformer import DEFAULT_SETTINGS, EncoderDecoder, padding_mask, subsequent_mask
-from .weights import sidecar_path
+from .weights import read_sidecar, write_sidecar
 
 
 def translate(model: EncoderDecoder, tokenizer: WordTokenizer, english, method: str) -> list[str]:
@@ -124,10 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     metrics = evaluate(
         loaded.model, loaded.tokenizer, args.test_size, args.test_seed, args.long_size
     )
-    side = sidecar_path(args.weights)
-    record = json.loads(side.read_text())
-    record["metrics"] = metrics
-    side.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    write_sidecar(args.weights, dict(read_sidecar(args.weights), metrics=metrics))
     print(json.dumps({k: v for k, v in metrics.items() if k != "alignment_error_rate"}, indent=1))
 
 

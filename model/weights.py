@@ -32,8 +32,13 @@ def save_weights(state_dict: dict[str, torch.Tensor], path: Path, sidecar: dict)
     path.parent.mkdir(parents=True, exist_ok=True)
     tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in state_dict.items()}
     save_file(tensors, str(path))
-    record = dict(sidecar, sha256=sha256_of(path), file=path.name)
-    sidecar_path(path).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    write_sidecar(path, dict(sidecar, sha256=sha256_of(path), file=path.name))
+
+
+def write_sidecar(weights_path: Path, record: dict) -> None:
+    sidecar_path(Path(weights_path)).write_text(
+        json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+    )
 
 
 def read_sidecar(path: Path) -> dict:
