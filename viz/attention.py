@@ -103,6 +103,21 @@ def without_tokens(queries, keys, weights: np.ndarray, hidden: Collection[str]):
     return tuple(queries[i] for i in keep_q), tuple(keys[j] for j in keep_k), kept
 
 
+def masked_layer(masked: np.ndarray, x, y, **gaps) -> go.Heatmap:
+    """The decoder's masked future as its own grey layer, so its hover says "masked", not a
+    number; hoverongaps=False leaves every other cell's hover to the weights."""
+    return go.Heatmap(
+        z=np.where(masked, 1.0, np.nan).astype(np.float32),
+        x=x,
+        y=y,
+        colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
+        showscale=False,
+        hoverongaps=False,
+        hovertemplate=MASKED_HOVER,
+        **gaps,
+    )
+
+
 def heatmap(
     trace: Trace,
     kind: str,
@@ -143,17 +158,11 @@ def heatmap(
         )
     )
     if kind == "decoder_self":
-        # The masked future as its own grey layer, so its hover says "masked", not a number.
-        future = np.where(np.isnan(shown), 1.0, np.nan).astype(np.float32)
         fig.add_trace(
-            go.Heatmap(
-                z=future,
-                x=k_labels,
-                y=q_labels,
-                colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
-                showscale=False,
-                hoverongaps=False,  # elsewhere the weights underneath answer the hover
-                hovertemplate=MASKED_HOVER,
+            masked_layer(
+                np.isnan(shown),
+                k_labels,
+                q_labels,
                 xgap=1 if len(keys) <= 64 else 0,
                 ygap=1 if len(queries) <= 64 else 0,
             )
@@ -235,19 +244,8 @@ def overview(
     zmax = float(np.nanmax(shown)) if stretch else 1.0
     fig = go.Figure()
     if kind == "decoder_self":
-        # The masked future painted grey underneath; the gaps between blocks stay white.
-        masked = mosaic(np.where(np.isnan(shown), 1.0, np.nan))
-        fig.add_trace(
-            go.Heatmap(
-                z=masked,
-                x=x,
-                y=y,
-                colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
-                showscale=False,
-                hoverongaps=False,
-                hovertemplate=MASKED_HOVER,
-            )
-        )
+        # Painted underneath the weights; the gaps between blocks are not masked and stay white.
+        fig.add_trace(masked_layer(mosaic(np.isnan(shown)) == 1, x, y))
     fig.add_trace(
         go.Heatmap(
             z=z,
