@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from model import corpus
+from corpus.v1 import grammar as corpus
 from tests.e2e import harness
 
 from .timing import Stats

@@ -11,7 +11,8 @@ from functools import partial
 
 import torch
 
-from model import corpus, registry
+from corpus.v1 import grammar as corpus
+from model import registry
 from model.decoding import beam_search, greedy_decode
 from model.tokenizers import BOS_ID, EOS_ID
 from model.transformer import DEFAULT_SETTINGS, padding_mask

@@ -18,7 +18,8 @@ from pathlib import Path
 import sacrebleu
 import torch
 
-from . import corpus
+from corpus.v1 import grammar as corpus
+
 from .decoding import beam_search, greedy_decode
 from .registry import WEIGHTS_DIR, load_trained
 from .tokenizers import BOS_ID, EOS_ID, WordTokenizer

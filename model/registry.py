@@ -60,7 +60,7 @@ def default_device() -> torch.device:
 
 def corpus_tokenizer() -> WordTokenizer:
     """One word vocabulary for English and German, like the paper's shared vocabulary."""
-    from . import corpus
+    from corpus.v1 import grammar as corpus
 
     words = corpus.english_vocabulary() + corpus.german_vocabulary()
     return WordTokenizer(words, corpus.tokenize_english, corpus.detokenize_german)
@@ -90,7 +90,7 @@ def load_untrained(device: torch.device) -> LoadedModel:
 
 def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
     """The English→German model trained here (model/train.py), checked against its sidecar."""
-    from . import corpus
+    from corpus.v1 import grammar as corpus
 
     path = path or WEIGHTS_DIR / "en-de.safetensors"
     try:

@@ -23,7 +23,8 @@ from safetensors.torch import load_file, save_file
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from . import corpus
+from corpus.v1 import grammar as corpus
+
 from .evaluate import evaluate
 from .registry import corpus_tokenizer
 from .tokenizers import BOS_ID, EOS_ID, PAD_ID, WordTokenizer

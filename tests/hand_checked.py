@@ -1,4 +1,4 @@
-"""English→German pairs written by hand, independently of the generator in model/corpus.py."""
+"""English→German pairs written by hand, independently of the generator in corpus/v1/grammar.py."""
 
 # Written by hand, independently of the generator, and checked as German.
 # (English as a user would type it, German in normal orthography.)

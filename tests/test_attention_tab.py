@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui
-from model import corpus
+from corpus.v1 import grammar as corpus
 from model.registry import MODELS
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

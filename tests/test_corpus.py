@@ -1,4 +1,4 @@
-"""Tests for the synthetic English->German corpus (model/corpus.py)."""
+"""Tests for the synthetic English->German corpus (corpus/v1/grammar.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from model.corpus import (
+from corpus.v1.grammar import (
     MAX_SENTENCE_TOKENS,
     PHENOMENA,
     Example,

@@ -9,7 +9,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 from torch.nn import functional as F
 
-from model import corpus
+from corpus.v1 import grammar as corpus
 from model.registry import WEIGHTS_DIR
 from model.train import smoothed_loss_floor
 from ui.model_tab import architecture_table, vocabulary_table

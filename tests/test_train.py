@@ -8,7 +8,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from model.corpus import MAX_SENTENCE_TOKENS
+from corpus.v1.grammar import MAX_SENTENCE_TOKENS
 from model.evaluate import main as evaluate_main
 from model.registry import ModelUnavailable, load_trained
 from model.train import main, rate

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from model import corpus, registry, trace
+from corpus.v1 import grammar as corpus
+from model import registry, trace
 from tests.hand_checked import HAND_CHECKED
 
 SENTENCE = "The small dog sees the old man."

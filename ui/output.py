@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model import corpus
+from corpus.v1 import grammar as corpus
 from model.registry import LoadedModel
 from model.trace import Trace
 

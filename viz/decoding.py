@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from model import corpus
+from corpus.v1 import grammar as corpus
 from model.tokenizers import EOS_ID, SPECIALS
 from model.trace import Trace
 

@@ -31,7 +31,7 @@ def reference_tokens(name: str, text: str) -> list[str]:
     if name == "minilm-l6":
         tokenizer = minilm_tokenizer()
     elif name == "en-de":
-        from model import corpus
+        from corpus.v1 import grammar as corpus
 
         vocabulary = read_sidecar(registry.WEIGHTS_DIR / "en-de.safetensors")["vocabulary"]
         tokenizer = WordTokenizer(vocabulary, corpus.tokenize_english, corpus.detokenize_german)

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from model.lexicon import (
+from corpus.v1.lexicon import (
     ADJ_BY_EN,
     ADJECTIVES,
     ADVERB_BY_EN,
