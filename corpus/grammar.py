@@ -1,0 +1,916 @@
+"""Synchronous English->German grammar of corpus v2: specs, and their realisation in both
+languages at once with gold word alignments and coreference links.
+
+A sentence is a small structured spec (`Sentence` of `Clause`s of `NP`s ...). `build` realises
+it: every English token gets an id as it is written, and every German token records the ids of
+the English tokens it translates, so the word alignment falls out of the derivation. A
+third-person pronoun in a second clause that stands for a noun phrase of the first clause
+carries `ref` ("subject" or "object"); its German form takes that noun's grammatical gender
+(der Hund -> er, die Straße -> sie, das Tier -> es), and the link is recorded.
+
+German word order follows the topological fields: Vorfeld, finite verb (verb second),
+middle field (subject when inverted, pronoun objects, time adverb, dative, accusative, nicht,
+prepositional object / predicative / adverbial), right bracket (infinitive, participle,
+separable prefix); subordinate and relative clauses put the finite verb last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from corpus import lexicon as lx
+from corpus.lexicon import Lexicon
+
+# ---------------------------------------------------------------------- specs
+
+
+@dataclass(frozen=True)
+class NP:
+    """A noun phrase: a noun with determiner, a pronoun, a name, a question word, or two noun
+    phrases joined by "and"."""
+
+    noun: str | None = None
+    det: str = "the"  # the | a | no | bare | number | digits | poss | this | many | any
+    plural: bool = False
+    adjective: str | None = None
+    number: str | None = None  # "two" or "3"
+    possessor: str | None = None  # pronoun key
+    pronoun: str | None = None  # key of lexicon.PRONOUNS
+    ref: str | None = None  # a pronoun's antecedent in the first clause: subject | object
+    name: str | None = None
+    wh: str | None = None  # who | what
+    relative: Relative | None = None
+    coord: tuple[NP, NP] | None = None
+
+
+@dataclass(frozen=True)
+class Relative:
+    pronoun: str  # who | whom | which | that
+    clause: Clause  # its `gap` names the role the head noun plays in it
+
+
+@dataclass(frozen=True)
+class PP:
+    prep: str  # key of the preposition (its English words)
+    np: NP
+
+
+@dataclass(frozen=True)
+class Complement:
+    """What follows the copula: an adjective (with very/too), a noun phrase, or a place."""
+
+    adjective: str | None = None
+    degree: str | None = None  # very | too
+    np: NP | None = None
+    pp: PP | None = None
+
+
+@dataclass(frozen=True)
+class Clause:
+    subject: NP | None  # None in an imperative and in a relative clause's subject gap
+    verb: str | None = None  # None: the copula (with `complement`) or "there is" (`there`)
+    obj: NP | None = None  # accusative object, dative for frame dat, or prepositional object
+    iobj: NP | None = None  # dative object of dat_acc verbs
+    complement: Complement | None = None
+    there: NP | None = None  # "there is" + this noun phrase
+    pp: PP | None = None
+    tense: str = "present"  # present | past | perfect | pluperfect | progressive | future
+    modal: str | None = None  # can | must | want (present tense); "could" is can + past
+    negated: bool = False
+    contracted: bool = False  # "doesn't" instead of "does not"
+    question: bool = False
+    wh: str | None = None  # where | when | why | how (who/what are NPs)
+    adverb: str | None = None
+    adverb_front: bool = False
+    imperative: bool = False
+    please: bool = False
+    gap: str | None = None  # in a relative clause: subject | object
+
+
+@dataclass(frozen=True)
+class Sentence:
+    clauses: tuple[Clause, ...]  # one main clause, or two joined by a coordinator
+    coordinator: str | None = None  # and | but | or
+    conj: str | None = None  # a subordinate clause joined to the (single) main clause
+    sub: Clause | None = None
+    sub_first: bool = False
+    punct: str = "."
+
+
+@dataclass(frozen=True)
+class Coreference:
+    pronoun: int  # English token index
+    antecedent: tuple[int, ...]  # English token indices of the noun phrase
+    german_pronoun: int  # German token index
+
+
+@dataclass(frozen=True)
+class Example:
+    english: tuple[str, ...]
+    german: tuple[str, ...]
+    alignment: tuple[tuple[int, ...], ...]  # per German token: indices into `english`
+    coreference: tuple[Coreference, ...]
+    phenomena: frozenset[str]
+
+    @property
+    def english_text(self) -> str:
+        return join_tokens(self.english)
+
+    @property
+    def german_text(self) -> str:
+        return join_tokens(self.german)
+
+
+_PUNCT = {".", ",", "?", "!"}
+
+
+def join_tokens(tokens: Sequence[str]) -> str:
+    out = ""
+    for tok in tokens:
+        out += tok if (tok in _PUNCT or not out) else " " + tok
+    return out
+
+
+# ------------------------------------------------------------------ realising
+
+DeTok = tuple[str, tuple[int, ...]]  # German word + ids of the English tokens it translates
+
+
+class _Builder:
+    def __init__(self, lex: Lexicon) -> None:
+        self.lex = lex
+        self.words: list[str] = []
+        self.tags: set[str] = set()
+        self.corefs: list[tuple[int, tuple[int, ...], int]] = []  # en id, ante ids, de marker
+        self.antecedents: dict[str, _Ante] = {}
+        self.roles: dict[str, _Ante | None] = {}  # the last clause's subject and object
+        self.neg: list[int] | None = None  # the verb group's negation tokens
+        self.marker = 0
+
+    def en(self, *words: str) -> list[int]:
+        ids = list(range(len(self.words), len(self.words) + len(words)))
+        self.words.extend(words)
+        return ids
+
+
+@dataclass(frozen=True)
+class _Ante:
+    gender: str  # m | f | n | pl
+    ids: tuple[int, ...]
+
+
+@dataclass
+class _Phrase:
+    en: list[int] = field(default_factory=list)
+    de: list[DeTok] = field(default_factory=list)
+    gender: str = "n"  # German gender of the head, or "pl"
+    person: int = 2
+
+
+def np_gender(lex: Lexicon, np: NP) -> str:
+    """German gender of a noun phrase's head ("pl" for plurals), as its pronoun shows it."""
+    if np.coord or np.plural:
+        return "pl"
+    if np.name:
+        name = lex.name(np.name)
+        return name.sex if name.kind == "person" else "n"
+    if np.noun:
+        return lex.noun(np.noun).gender
+    if np.pronoun:
+        return {"he": "m", "she": "f", "it": "n"}.get(np.pronoun, "pl")
+    return "m"
+
+
+def _person(np: NP | None) -> int:
+    if np is None:
+        return 2
+    if np.pronoun:
+        return lx.PRONOUN_BY_KEY[np.pronoun].person
+    return 5 if (np.plural or np.coord) else 2
+
+
+def _a_or_an(word: str) -> str:
+    return "an" if word[0].lower() in "aeiou" else "a"
+
+
+def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phrase:
+    """Realise a noun phrase in German `case`. `kein`: the clause is negated and this
+    indefinite noun phrase absorbs the negation ("not a dog" -> "keinen Hund")."""
+    lex = b.lex
+    if np.coord:
+        left = _np(b, np.coord[0], case)
+        and_ids = b.en("and")
+        right = _np(b, np.coord[1], case)
+        b.tags.add("np_coordination")
+        return _Phrase(
+            left.en + and_ids + right.en, left.de + [("und", tuple(and_ids))] + right.de, "pl", 5
+        )
+    if np.wh:
+        ids = b.en(np.wh)
+        de = {"who": {"nom": "wer", "acc": "wen", "dat": "wem"}, "what": {"nom": "was"}}[np.wh]
+        return _Phrase(ids, [(de.get(case, "was"), tuple(ids))])
+    if np.pronoun:
+        p = lx.PRONOUN_BY_KEY[np.pronoun]
+        ids = b.en(*(p.en_subject if case == "nom" else p.en_object).split())
+        b.tags.add("pronoun" if case == "nom" else "pronoun_object")
+        forms = {"nom": p.de_nom, "acc": p.de_acc, "dat": p.de_dat}
+        gender = np_gender(lex, np)
+        if np.ref is not None:
+            ante = b.antecedents[np.ref]
+            gender = ante.gender
+            forms = dict(zip(("nom", "acc", "dat"), lx.PERSONAL_3RD[gender], strict=True))
+            b.tags.add("pronoun_coref")
+            b.corefs.append((ids[0], ante.ids, b.marker))
+            word = (forms[case], (*ids, -1 - b.marker))  # marker: finds the German index later
+            b.marker += 1
+            return _Phrase(ids, [word], gender, p.person)
+        return _Phrase(ids, [(forms[case], tuple(ids))], gender, p.person)
+    if np.name:
+        name = lex.name(np.name)
+        ids = b.en(name.en)
+        b.tags.add("name_person" if name.kind == "person" else "name_place")
+        phrase = _Phrase(ids, [(name.de, tuple(ids))], np_gender(lex, np))
+        return _with_relative(b, np, phrase, case)
+
+    noun = lex.noun(np.noun)  # type: ignore[arg-type]
+    g = "pl" if np.plural else noun.gender
+    adj = lex.adjective(np.adjective) if np.adjective else None
+    en_noun = noun.en_plural if np.plural else noun.en
+    first_word = adj.en if adj else en_noun
+
+    det_ids: list[int] = []
+    article: str | None = None
+    declension = "strong"
+    if np.det == "the":
+        det_ids = b.en("the")
+        article, declension = lx.DEF_ARTICLE[case][g], "weak"
+    elif np.det == "this":
+        det_ids = b.en("these" if np.plural else "this")
+        article, declension = "dies" + lx.DER_ENDING[case][g], "weak"
+        b.tags.add("demonstrative")
+    elif np.det in ("a", "no", "poss") or (np.det == "number" and np.number == "one"):
+        if np.det == "a":
+            det_ids, stem = b.en(_a_or_an(first_word)), "ein"
+        elif np.det == "no":
+            det_ids, stem = b.en("no"), "kein"
+            b.tags.add("negation_kein")
+        elif np.det == "poss":
+            owner = lx.PRONOUN_BY_KEY[np.possessor]  # type: ignore[index]
+            det_ids, stem = b.en(owner.en_possessive), owner.de_possessive
+            b.tags.add("possessive")
+        else:
+            det_ids, stem = b.en("one"), "ein"
+            b.tags.add("number")
+        if kein is not None and stem == "ein":
+            stem = "kein"
+        article = stem + lx.EIN_ENDING[case][g]
+        declension = "weak" if np.plural else "mixed"
+    elif np.det == "number":
+        det_ids = b.en(np.number)  # type: ignore[arg-type]
+        article = lx.NUMBER_WORDS[np.number]  # type: ignore[index]
+        b.tags.add("number")
+    elif np.det == "digits":
+        det_ids = b.en(np.number)  # type: ignore[arg-type]
+        article = np.number
+        b.tags.add("number_digits")
+    elif np.det == "many":
+        det_ids = b.en("many")
+        article = "viel" + lx.STRONG[case]["pl"]
+        b.tags.add("quantifier")
+    elif np.det == "any" and kein is not None:  # "weren't any birds" = keine Vögel
+        det_ids = b.en("any")
+        article, declension = "kein" + lx.EIN_ENDING[case][g], "weak" if np.plural else "mixed"
+    elif np.det == "bare" and kein is not None:
+        article, declension = "kein" + lx.EIN_ENDING[case][g], "weak" if np.plural else "mixed"
+    if kein is not None:
+        b.tags.add("negation_kein")
+
+    phrase = _Phrase(list(det_ids), gender=g, person=5 if np.plural else 2)
+    if article:
+        links = tuple(sorted(set(det_ids) | set(kein or ())))
+        phrase.de.append((article, links))
+    if adj:
+        adj_ids = b.en(adj.en)
+        phrase.en += adj_ids
+        table = {"weak": lx.WEAK, "mixed": lx.MIXED, "strong": lx.STRONG}[declension]
+        phrase.de.append((adj.de_stem + table[case][g], tuple(adj_ids)))
+        b.tags.add(
+            {"weak": "adjective_definite", "mixed": "adjective_indefinite"}.get(
+                declension, "adjective_no_article"
+            )
+        )
+    noun_ids = b.en(en_noun)
+    phrase.en += noun_ids
+    if np.plural:
+        de_noun = noun.de_dative_plural if case == "dat" else noun.de_plural
+        b.tags.add("plural")
+    elif case == "gen":
+        de_noun = noun.de_genitive
+    else:
+        de_noun = noun.de if case == "nom" else noun.de_oblique
+        if de_noun != noun.de:
+            b.tags.add("weak_noun")
+    if noun.mass:
+        b.tags.add("mass_noun")
+    phrase.de.append((de_noun, tuple(noun_ids)))
+    return _with_relative(b, np, phrase, case)
+
+
+def _with_relative(b: _Builder, np: NP, phrase: _Phrase, case: str) -> _Phrase:
+    if np.relative is None:
+        return phrase
+    rel = np.relative
+    c = rel.clause
+    rel_ids = b.en(rel.pronoun)
+    if c.gap == "subject":
+        rel_case = "nom"
+        b.tags.add("relative_subject")
+    else:
+        frame = b.lex.verb(c.verb).frame if c.verb else "acc"  # type: ignore[arg-type]
+        rel_case = "dat" if frame == "dat" else "acc"
+        b.tags.add("relative_object")
+    pron = (lx.RELATIVE[rel_case][phrase.gender], tuple(rel_ids))
+    en, de = _clause(b, c, "relative", head=phrase)
+    phrase.en += rel_ids + en
+    phrase.de += [(",", ()), pron] + de + [(",", ())]
+    return phrase
+
+
+def _pp(b: _Builder, pp: PP, motion: bool) -> _Phrase:
+    prep = b.lex.preposition(pp.prep)
+    prep_ids = b.en(*prep.en)
+    case = prep.case
+    if case == "two-way":
+        case = "acc" if motion else "dat"
+    inner = _np(b, pp.np, case)
+    b.tags.add(f"preposition_{case}")
+    de_prep = list(prep.de)
+    if pp.np.name and prep.de_name and b.lex.name(pp.np.name).kind != "person":
+        de_prep = [prep.de_name]
+    first_word, first_links = inner.de[0]
+    contracted = lx.CONTRACTIONS.get((de_prep[-1], first_word))
+    if pp.np.det == "the" and not pp.np.plural and not pp.np.name and contracted:
+        b.tags.add("contraction")
+        head = [(w, tuple(prep_ids)) for w in de_prep[:-1]]
+        de = head + [(contracted, tuple(prep_ids) + first_links)] + inner.de[1:]
+    else:
+        de = [(w, tuple(prep_ids)) for w in de_prep] + inner.de
+    return _Phrase(prep_ids + inner.en, de, inner.gender)
+
+
+# English do-support and auxiliaries, by tense: (positive, negative contracted)
+_DO = {"present": ("do", "does"), "past": ("did", "did")}
+_NEG_CONTRACTED = {
+    "do": "don't",
+    "does": "doesn't",
+    "did": "didn't",
+    "is": "isn't",
+    "are": "aren't",
+    "was": "wasn't",
+    "were": "weren't",
+    "has": "hasn't",
+    "have": "haven't",
+    "will": "won't",
+    "can": "can't",
+    "could": "couldn't",
+    "must": "mustn't",
+    "had": "hadn't",
+}
+
+
+@dataclass
+class _VerbGroup:
+    front: list[int]  # the auxiliary before the subject in a question
+    rest: list[int]  # after the subject
+    adv_slot: int  # where in `rest` an English frequency adverb goes ("has often seen")
+    finite: DeTok
+    right: list[DeTok]  # German right bracket: infinitive / participle
+    prefix: DeTok | None  # separable prefix of a finite lexical verb
+    neg: list[int] | None  # English tokens that German "nicht"/"kein" translate
+
+
+def _aux(b: _Builder, word: str, c: Clause, inverted: bool) -> tuple[list[int], list[int]]:
+    """An English auxiliary with the clause's negation: (front, rest) and sets b.neg."""
+    if inverted:
+        ids = b.en(word)
+        b.neg = b.en("not") if c.negated else None
+        return ids, list(b.neg or [])
+    if not c.negated:
+        return [], b.en(word)
+    if c.contracted and word in _NEG_CONTRACTED:
+        ids = b.en(_NEG_CONTRACTED[word])
+        b.neg = ids
+        return [], list(ids)
+    if word == "can":
+        ids = b.en("cannot")
+        b.neg = ids
+        return [], list(ids)
+    ids = b.en(word)
+    b.neg = b.en("not")
+    return [], ids + b.neg
+
+
+def _verb_group(b: _Builder, c: Clause, person: int, inverted: bool, de_tense: str | None):
+    """English verb group and German verb forms. `de_tense` shifts the German tense of a
+    nachdem-clause to the perfect (English present) or pluperfect (English past)."""
+    lex = b.lex
+    third = person == 2
+    b.neg = None
+    if c.verb is None:  # the copula, or "there is"
+        if c.tense in ("present", "past"):
+            be = lx.EN_BE[c.tense][person]
+            front, rest = _aux(b, be, c, inverted)
+            links = tuple(front or rest[:1])
+            word = lx.GEBEN[c.tense] if c.there is not None else lx.SEIN[c.tense][person]
+            b.tags.add("copula" if c.there is None else "there_is")
+            b.tags.add(c.tense)
+            return _VerbGroup(front, rest, len(rest), (word, links), [], None, b.neg)
+        aux = "will" if c.tense == "future" else ("has" if third else "have")
+        front, rest = _aux(b, aux, c, inverted)
+        slot = len(rest)
+        links = tuple(front or rest[:1])
+        be_ids = b.en("be" if c.tense == "future" else "been")
+        rest += be_ids
+        b.tags.add(c.tense)
+        if c.tense == "future":
+            finite, right = (lx.WERDEN[person], links), [("sein", tuple(be_ids))]
+        else:
+            finite = (lx.SEIN["present"][person], links)
+            right = [(lx.SEIN["participle"], tuple(be_ids))]
+        return _VerbGroup(front, rest, slot, finite, right, None, b.neg)
+
+    v = lex.verb(c.verb)
+    if c.imperative:
+        front, rest = _aux(b, "do", c, False) if c.negated else ([], [])
+        ids = b.en(v.en)
+        prefix = (v.prefix, tuple(ids)) if v.prefix else None
+        return _VerbGroup([], rest + ids, 0, (v.de_imperative, tuple(ids)), [], prefix, b.neg)
+
+    if c.modal:
+        m = lx.MODAL_BY_KEY[c.modal]
+        b.tags.add("modal")
+        forms = m.de_negated if (c.negated and m.de_negated) else m.de_present
+        if c.modal == "want":
+            if inverted or c.negated:
+                front, rest = _aux(b, "does" if third else "do", c, inverted)
+                fin = b.en("want")
+            else:
+                front, rest, fin = [], [], b.en("wants" if third else "want")
+            rest += fin + b.en("to")
+            slot = 0
+        else:
+            could = c.modal == "can" and c.tense == "past"
+            front, rest = _aux(b, "could" if could else m.en, c, inverted)
+            fin = front or rest[:1]
+            slot = len(rest)
+            if could:
+                forms = lx.COULD
+        ids = b.en(v.en)
+        return _VerbGroup(
+            front, rest + ids, slot, (forms[person], tuple(fin)), [(v.de, tuple(ids))], None, b.neg
+        )
+
+    tense = c.tense
+    if tense in ("perfect", "pluperfect", "future", "progressive"):
+        aux = {
+            "perfect": "has" if third else "have",
+            "pluperfect": "had",
+            "future": "will",
+            "progressive": lx.EN_BE["present"][person],
+        }[tense]
+        front, rest = _aux(b, aux, c, inverted)
+        aux_links = tuple(front or rest[:1])
+        slot = len(rest)
+        word = {"future": v.en, "progressive": v.en_ing}.get(tense, v.en_participle)
+        ids = b.en(word)
+        rest += ids
+        b.tags.add(tense)
+        if tense == "progressive":
+            prefix = (v.prefix, tuple(ids)) if v.prefix else None
+            finite = (v.de_present[person], tuple(ids))
+            return _VerbGroup(front, rest, slot, finite, [], prefix, b.neg)
+        if tense == "future":
+            finite = (lx.WERDEN[person], aux_links)
+            return _VerbGroup(front, rest, slot, finite, [(v.de, tuple(ids))], None, b.neg)
+        aux_forms = lx.SEIN if v.aux == "sein" else lx.HABEN
+        b.tags.add("perfect_sein" if v.aux == "sein" else "perfect_haben")
+        finite = (aux_forms["past" if tense == "pluperfect" else "present"][person], aux_links)
+        return _VerbGroup(front, rest, slot, finite, [(v.de_participle, tuple(ids))], None, b.neg)
+
+    # simple present / past, with do-support in questions and negation
+    b.tags.add(tense)
+    if inverted or c.negated:
+        do = ("does" if third else "do") if tense == "present" else "did"
+        front, rest = _aux(b, do, c, inverted)
+        slot = len(rest)
+        ids = b.en(v.en)
+        rest += ids
+    else:
+        front, slot = [], 0
+        ids = b.en(v.en_past if tense == "past" else (v.en_3sg if third else v.en))
+        rest = list(ids)
+    links = tuple(ids)
+    if de_tense is not None:  # nachdem: German perfect / pluperfect
+        aux_forms = lx.SEIN if v.aux == "sein" else lx.HABEN
+        finite = (aux_forms["past" if de_tense == "pluperfect" else "present"][person], links)
+        b.tags.add("pluperfect" if de_tense == "pluperfect" else "perfect_shift")
+        return _VerbGroup(front, rest, slot, finite, [(v.de_participle, links)], None, b.neg)
+    forms = v.de_present if tense == "present" else v.de_preterite
+    prefix = (v.prefix, links) if v.prefix else None
+    return _VerbGroup(front, rest, slot, (forms[person], links), [], prefix, b.neg)
+
+
+def _kein_target(c: Clause, frame: str) -> NP | None:
+    """The noun phrase that turns into kein- under negation: an indefinite object, predicative
+    noun or "there is" noun ("has no car" is already kein by its determiner)."""
+    if not c.negated:
+        return None
+    obj = c.obj if frame != "prep" else None  # "wartet nicht auf einen Bus"
+    for target in (obj, c.there, c.complement.np if c.complement else None):
+        if (
+            target is not None
+            and target.noun is not None
+            and target.det in ("a", "bare", "any")
+            and target.relative is None
+        ):
+            return target
+    return None
+
+
+def mid_position(adv: lx.Adverb) -> bool:
+    """English puts one-word frequency adverbs before the verb ("often sleeps", "has never
+    seen"); "every day", "again" and the other adverbs go at the end."""
+    return adv.kind == "frequency" and len(adv.en) == 1 and adv.en[0] not in ("again", "once")
+
+
+def _flat(tokens: list[DeTok]) -> list[DeTok]:
+    """Multi-word German adverbs ("jeden Tag") become one token a word."""
+    return [(w, links) for word, links in tokens for w in word.split(" ")]
+
+
+def _clause(
+    b: _Builder, c: Clause, mode: str, head: _Phrase | None = None, conj: str | None = None
+) -> tuple[list[int], list[DeTok]]:
+    """Realise one clause. mode: main | sub | relative. Returns the English ids in order and
+    the German tokens in order (a subordinate clause without its conjunction)."""
+    lex = b.lex
+    v = lex.verb(c.verb) if c.verb else None
+    frame = v.frame if v else "copula"
+    if c.imperative:
+        person = 1
+    elif c.gap == "subject" and head is not None:
+        person = head.person
+    elif c.there is not None:
+        person = 5 if c.there.plural else 2
+    else:
+        person = _person(c.subject)
+    subj_wh = c.subject is not None and c.subject.wh is not None
+    obj_wh = c.obj is not None and c.obj.wh is not None
+    inverted = (
+        mode in ("main", "inverted") and not subj_wh and (c.question or c.wh is not None or obj_wh)
+    )
+    de_tense = None
+    if conj == "after":
+        de_tense = "pluperfect" if c.tense == "past" else "perfect"
+
+    adv = lex.adverb(c.adverb) if c.adverb else None
+    please = b.en("please") if c.please else []
+    wh = b.en(c.wh) if c.wh else []
+    adv_ids = b.en(*adv.en) if adv else []
+    subj = _np(b, c.subject, "nom") if c.subject is not None else None
+    vg = _verb_group(b, c, person, inverted, de_tense)
+    target = _kein_target(c, frame)
+    iobj = _np(b, c.iobj, "dat") if c.iobj else None
+    particle = b.en(v.en_particle) if (v and v.en_particle and c.obj and not obj_wh) else []
+    obj = None
+    if c.obj is not None:
+        if frame == "prep":
+            prep_de, prep_case = v.de_object_prep  # type: ignore[union-attr, misc]
+            inner = _np(b, c.obj, prep_case)
+            # the German preposition translates the English particle, or else the verb
+            # (climb the tree = klettert auf den Baum)
+            verb_ids = vg.right[0][1] if vg.right else vg.finite[1]
+            links = tuple(particle) or tuple(verb_ids)
+            obj = _Phrase(inner.en, [(prep_de, links)] + inner.de, inner.gender)
+            b.tags.add("prepositional_object")
+        else:
+            case = "dat" if frame == "dat" else "acc"
+            obj = _np(b, c.obj, case, kein=vg.neg if c.obj is target else None)
+            b.tags.add("dative_object" if case == "dat" else "accusative")
+    if frame == "dat_acc":
+        b.tags.add("ditransitive")
+    there_ids = b.en("there") if c.there is not None else []
+    there = _np(b, c.there, "acc", kein=vg.neg if c.there is target else None) if c.there else None
+    comp = _complement(b, c.complement, target, vg) if c.complement else None
+    pp = _pp(b, c.pp, v.motion if v else False) if c.pp else None
+    if c.negated:
+        b.tags.add("negation")
+
+    # ------------------------------------------------------------- English order
+    rest = list(vg.rest)
+    mid = adv is not None and mid_position(adv) and not c.adverb_front
+    if mid:
+        rest = rest[: vg.adv_slot] + adv_ids + rest[vg.adv_slot :]
+    objects = (iobj.en if iobj else []) + (particle + obj.en if obj and not obj_wh else [])
+    tail = objects + (there.en if there else []) + (comp.en if comp else [])
+    tail += pp.en if pp else []
+    if adv and not c.adverb_front and not mid:
+        tail += adv_ids
+    en = please + (adv_ids if c.adverb_front else [])
+    if subj_wh:
+        en += subj.en + rest + tail  # type: ignore[union-attr]
+    elif c.wh == "how" and comp is not None and c.complement.adjective:  # type: ignore[union-attr]
+        en += wh + comp.en + vg.front + subj.en + rest  # type: ignore[union-attr]
+    elif obj_wh or c.wh:
+        en += (obj.en if obj_wh else wh) + vg.front + subj.en + rest + tail  # type: ignore
+    elif c.there is not None:
+        en += vg.front + there_ids + rest + tail if inverted else there_ids + rest + tail
+    elif c.gap == "subject" or subj is None:
+        en += rest + tail
+    else:
+        en += vg.front + subj.en + rest + tail
+
+    # -------------------------------------------------------------- German fields
+    obj_is_pron = obj is not None and c.obj is not None and c.obj.pronoun is not None
+    middle: list[DeTok] = []
+    if obj_is_pron and frame != "prep":
+        middle += obj.de  # type: ignore[union-attr]
+    if iobj and c.iobj is not None and c.iobj.pronoun:
+        middle += iobj.de
+    if adv and not c.adverb_front and adv.kind in ("time", "frequency", "sentence"):
+        middle.append((" ".join(adv.de), tuple(adv_ids)))
+    if iobj and c.iobj is not None and not c.iobj.pronoun:
+        middle += iobj.de
+    if obj and not obj_is_pron and not obj_wh and frame != "prep":
+        middle += obj.de
+    if there:
+        middle += there.de
+    if c.negated and target is None:
+        middle.append(("nicht", tuple(vg.neg or ())))
+        b.tags.add("negation_nicht")
+    if obj and frame == "prep" and not obj_wh:
+        middle += obj.de
+    if comp:
+        middle += comp.de
+    if pp:
+        middle += pp.de
+    if adv and not c.adverb_front and adv.kind in ("place", "manner"):
+        middle.append((" ".join(adv.de), tuple(adv_ids)))
+    subj_de = [] if (subj is None or subj_wh) else subj.de
+    b.roles = {
+        "subject": _antecedent(b, c.subject, subj),
+        "object": _antecedent(b, c.obj, obj),
+        "pp": _antecedent(b, c.pp.np, _Phrase(pp.en[len(lex.preposition(c.pp.prep).en) :]))
+        if c.pp and pp
+        else None,
+    }
+    if c.there is not None:
+        subj_de = [("es", tuple(there_ids))]
+
+    if mode in ("sub", "relative"):
+        finite = vg.finite
+        if vg.prefix:
+            finite = (vg.prefix[0] + finite[0], finite[1])
+            b.tags.add("separable")
+        return en, _flat(subj_de + middle + vg.right + [finite])
+
+    right = vg.right + ([vg.prefix] if vg.prefix else [])
+    if vg.prefix:
+        b.tags.add("separable")
+    if c.imperative:
+        b.tags.add("imperative")
+        if c.please:
+            b.tags.add("imperative_please")
+        de = ([("bitte", tuple(please))] if c.please else []) + [vg.finite] + middle + right
+    elif subj_wh:
+        b.tags.update({"question_wh", f"question_{c.subject.wh}"})  # type: ignore[union-attr]
+        de = subj.de + [vg.finite] + middle + right  # type: ignore[union-attr]
+    elif obj_wh:
+        b.tags.update({"question_wh", f"question_{c.obj.wh}"})  # type: ignore[union-attr]
+        de = obj.de + [vg.finite] + subj_de + middle + right  # type: ignore[union-attr]
+    elif c.wh == "how" and comp is not None and c.complement.adjective:  # type: ignore[union-attr]
+        b.tags.update({"question_wh", "question_how", "question_how_adjective"})
+        rest_mid = [t for t in middle if t not in comp.de]
+        de = [(lx.WH_ADVERBS[c.wh], tuple(wh))] + comp.de + [vg.finite] + subj_de + rest_mid
+    elif c.wh:
+        b.tags.update({"question_wh", f"question_{c.wh}"})
+        de = [(lx.WH_ADVERBS[c.wh], tuple(wh)), vg.finite] + subj_de + middle + right
+    elif c.question:
+        b.tags.add("question_yn")
+        de = [vg.finite] + subj_de + middle + right
+    elif mode == "inverted":  # a subordinate clause stands before: verb first
+        de = [vg.finite] + subj_de + middle + right
+    elif c.adverb_front and adv:
+        b.tags.add("adverb_front")
+        de = [(" ".join(adv.de), tuple(adv_ids)), vg.finite] + subj_de + middle + right
+    else:
+        de = subj_de + [vg.finite] + middle + right
+    if adv:
+        b.tags.add(f"adverb_{adv.kind}")
+    return en, _flat(de)
+
+
+def _complement(b: _Builder, comp: Complement, target: NP | None, vg: _VerbGroup) -> _Phrase:
+    if comp.adjective:
+        adj = b.lex.adjective(comp.adjective)
+        ids: list[int] = []
+        de: list[DeTok] = []
+        if comp.degree:
+            d_ids = b.en(comp.degree)
+            ids += d_ids
+            de.append((lx.DEGREE[comp.degree], tuple(d_ids)))
+            b.tags.add(f"degree_{comp.degree}")
+        a_ids = b.en(adj.en)
+        b.tags.add("copula_adjective")
+        return _Phrase(ids + a_ids, de + [(adj.de, tuple(a_ids))])
+    if comp.np:
+        b.tags.add("copula_noun")
+        return _np(b, comp.np, "nom", kein=vg.neg if comp.np is target else None)
+    b.tags.add("copula_place")
+    return _pp(b, comp.pp, False)  # type: ignore[arg-type]
+
+
+def _antecedent(b: _Builder, np: NP | None, phrase: _Phrase | None) -> _Ante | None:
+    if np is None or phrase is None or np.pronoun or np.wh:
+        return None
+    return _Ante(np_gender(b.lex, np), tuple(phrase.en))
+
+
+def build(sentence: Sentence, lex: Lexicon | None = None) -> Example:
+    """Realise a sentence spec in English and German with its gold alignment and
+    coreference links."""
+    lex = lex or lx.load()
+    b = _Builder(lex)
+    first = sentence.clauses[0]
+    en1, de1 = _clause(b, first, "inverted" if sentence.sub_first else "main")
+    # the first clause's subject and object are what a later pronoun can stand for
+    b.antecedents = {role: ante for role, ante in b.roles.items() if ante is not None}
+    en, de = en1, de1
+    if sentence.coordinator:
+        coord_ids = b.en(sentence.coordinator)
+        b.tags.update({"coordination", f"coordination_{sentence.coordinator}"})
+        en2, de2 = _clause(b, sentence.clauses[1], "main")
+        # "but" takes a comma in both languages (English style guides ask for it too)
+        comma = b.en(",") if sentence.coordinator == "but" else []
+        en = en1 + comma + coord_ids + en2
+        de = de1 + ([(",", tuple(comma))] if comma else [])
+        de += [(lx.COORDINATORS[sentence.coordinator], tuple(coord_ids))] + de2
+    elif sentence.sub is not None and sentence.conj:
+        conj_ids = b.en(sentence.conj)
+        sub = sentence.sub
+        de_conj = lx.CONJUNCTIONS[sentence.conj]
+        if sentence.conj == "when" and sub.tense == "past":
+            de_conj = "als"  # a single event in the past
+        b.tags.update({"subordinate", f"subordinate_{de_conj}"})
+        sub_en, sub_de = _clause(b, sub, "sub", conj=sentence.conj)
+        conj_tok = (de_conj, tuple(conj_ids))
+        if sentence.sub_first:
+            b.tags.add("subordinate_first")
+            comma_en = b.en(",")
+            en = conj_ids + sub_en + comma_en + en1
+            de = [conj_tok] + sub_de + [(",", tuple(comma_en))] + de1
+        else:
+            en = en1 + conj_ids + sub_en
+            de = de1 + [(",", ()), conj_tok] + sub_de
+    punct = b.en(sentence.punct)
+    en += punct
+    de = _drop_doubled_commas(de) + [(sentence.punct, tuple(punct))]
+    de = _drop_doubled_commas(de)
+    position = {tok_id: pos for pos, tok_id in enumerate(en)}
+    words = [b.words[i] for i in en]
+    words[0] = words[0][:1].upper() + words[0][1:]
+    german = [w for w, _ in de]
+    german[0] = german[0][:1].upper() + german[0][1:]
+    de_marker = {-1 - link: k for k, (_, links) in enumerate(de) for link in links if link < 0}
+    corefs = tuple(
+        Coreference(position[p], tuple(sorted(position[i] for i in ante)), de_marker[m])
+        for p, ante, m in b.corefs
+    )
+    return Example(
+        english=tuple(words),
+        german=tuple(german),
+        alignment=tuple(tuple(sorted(position[i] for i in links if i >= 0)) for _, links in de),
+        coreference=corefs,
+        phenomena=frozenset(b.tags),
+    )
+
+
+def _drop_doubled_commas(de: list[DeTok]) -> list[DeTok]:
+    """A relative clause's closing comma goes when punctuation follows it anyway."""
+    out: list[DeTok] = []
+    for word, links in de:
+        if out and out[-1][0] == "," and word in _PUNCT and not out[-1][1]:
+            out.pop()
+        if out and word == "," and not links and out[-1][0] in _PUNCT:
+            continue
+        out.append((word, links))
+    return out
+
+
+# ----------------------------------------------------------------- coreference
+
+_THIRD_PERSON = ("it", "he", "she", "they")
+
+
+def np_classes(lex: Lexicon, np: NP) -> frozenset[str]:
+    if np.coord:
+        return np_classes(lex, np.coord[0]) & np_classes(lex, np.coord[1])
+    if np.name:
+        return frozenset({"person"} if lex.name(np.name).kind == "person" else {"place"})
+    if np.noun:
+        return lex.noun(np.noun).classes
+    return frozenset()
+
+
+def _agrees(lex: Lexicon, pronoun: str, np: NP) -> bool:
+    """Can this English pronoun stand for this noun phrase?"""
+    if np.pronoun or np.wh:
+        return False
+    if pronoun == "they":
+        return np.plural or np.coord is not None
+    if np.plural or np.coord:
+        return False
+    if np.name:
+        name = lex.name(np.name)
+        return name.kind == "person" and name.sex == {"he": "m", "she": "f"}.get(pronoun)
+    noun = lex.noun(np.noun)  # type: ignore[arg-type]
+    if pronoun == "it":
+        return "person" not in noun.classes
+    sex = {"he": "m", "she": "f"}[pronoun]
+    return "person" in noun.classes and (noun.sex == sex or (noun.sex == "" and noun.gender == sex))
+
+
+def slot_classes(lex: Lexicon, c: Clause, slot: str) -> frozenset[str] | None:
+    """The noun classes a slot of a clause accepts (None: anything)."""
+    if slot == "pp":
+        return lex.preposition(c.pp.prep).classes if c.pp else None
+    if c.verb is None:
+        if slot == "subject" and c.complement and c.complement.adjective:
+            return lex.adjective(c.complement.adjective).classes
+        return None
+    v = lex.verb(c.verb)
+    return {"subject": v.subject, "object": v.obj, "iobject": v.iobj}[slot]
+
+
+def antecedents(lex: Lexicon, first: Clause, pronoun: str, classes: frozenset[str] | None):
+    """Roles of the first clause ("subject", "object") that this pronoun, in a slot that
+    accepts `classes`, can stand for: gender and number agree, and the meaning fits."""
+    candidates = [("subject", first.subject)]
+    if first.verb is not None and first.obj is not None:
+        candidates.append(("object", first.obj))
+    if first.pp is not None:
+        candidates.append(("pp", first.pp.np))
+    return [
+        role
+        for role, np in candidates
+        if np is not None
+        and _agrees(lex, pronoun, np)
+        and (classes is None or bool(np_classes(lex, np) & classes))
+    ]
+
+
+def _slots(c: Clause) -> list[tuple[str, NP | None]]:
+    return [
+        ("subject", c.subject),
+        ("object", c.obj),
+        ("iobject", c.iobj),
+        ("pp", c.pp.np if c.pp else None),
+    ]
+
+
+def _with_np(c: Clause, slot: str, np: NP) -> Clause:
+    if slot == "pp":
+        return replace(c, pp=replace(c.pp, np=np))  # type: ignore[arg-type]
+    return replace(c, **{{"object": "obj", "iobject": "iobj"}.get(slot, slot): np})
+
+
+def assign_refs(sentence: Sentence, lex: Lexicon) -> tuple[Sentence, str]:
+    """Link each third-person pronoun of the second clause to the noun phrase of the first
+    clause it stands for, decided by agreement and meaning (selectional restrictions).
+    Returns the sentence and "ok", or "ambiguous" (two readings; the first is taken) or
+    "cataphora" (a pronoun in a fronted subordinate clause that could point forward; left
+    unlinked). The generator drops sentences that are not "ok"."""
+    if sentence.coordinator:
+        second, put = sentence.clauses[1], "coord"
+    elif sentence.sub is not None:
+        second, put = sentence.sub, "sub"
+    else:
+        return sentence, "ok"
+    first = sentence.clauses[0]
+    status = "ok"
+    for slot, np in _slots(second):
+        if np is None or np.pronoun not in _THIRD_PERSON:
+            continue
+        roles = antecedents(lex, first, np.pronoun, slot_classes(lex, second, slot))  # type: ignore[arg-type]
+        if not roles:
+            continue
+        if sentence.sub_first:
+            status = "cataphora"
+            continue
+        if len(roles) > 1:
+            status = "ambiguous"
+        second = _with_np(second, slot, replace(np, ref=roles[0]))
+    if put == "coord":
+        return replace(sentence, clauses=(first, second)), status
+    return replace(sentence, sub=second), status

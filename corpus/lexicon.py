@@ -1,0 +1,412 @@
+"""The lexicon of corpus v2: open word classes read from the data files in corpus/data/
+(schema in corpus/data/README.md), closed classes (pronouns, articles, modals, conjunctions,
+question words) as tables here, because the grammar's code is written around each of them.
+
+Person indices used throughout: 0=ich/I, 1=du/you, 2=er-sie-es/he-she-it, 3=wir/we,
+4=ihr/you all, 5=sie/they.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+DATA_DIR = Path(__file__).parent / "data"
+
+CLASSES = frozenset(
+    """person animal plant food drink object furniture vehicle building room place text device
+    clothing body abstract time event group material nature""".split()
+)
+ANIMATE = frozenset({"person", "animal"})
+
+
+def _classes(cell: str) -> frozenset[str]:
+    words = cell.split()
+    out = set()
+    for w in words:
+        out |= ANIMATE if w == "animate" else {w}
+    return frozenset(out)
+
+
+def read_rows(name: str, data_dir: Path = DATA_DIR) -> Iterator[dict[str, str]]:
+    """Rows of one data file as dicts keyed by its header (comment lines skipped)."""
+    with open(data_dir / name, encoding="utf-8", newline="") as f:
+        lines = (line for line in f if line.strip() and not line.startswith("#"))
+        for row in csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE):
+            yield {k: (v or "").strip() for k, v in row.items()}
+
+
+# ------------------------------------------------------------------- open classes
+
+
+@dataclass(frozen=True)
+class Noun:
+    en: str
+    en_plural: str
+    de: str
+    gender: str  # m | f | n
+    de_plural: str
+    de_oblique: str  # accusative/dative singular (differs for weak nouns only)
+    de_genitive: str
+    sex: str  # m | f | "" (the English word gives the sex: man, mother)
+    classes: frozenset[str]
+    mass: bool
+
+    @property
+    def de_dative_plural(self) -> str:
+        # the dative plural adds -n unless the plural already ends in -n or -s
+        p = self.de_plural
+        return p if p.endswith(("n", "s")) else p + "n"
+
+
+@dataclass(frozen=True)
+class Verb:
+    key: str
+    en: str
+    en_3sg: str
+    en_past: str
+    en_participle: str
+    en_ing: str
+    en_particle: str  # "listen *to* the music"
+    de: str  # infinitive with separable prefix
+    prefix: str
+    de_present: tuple[str, ...]  # six forms of the finite part
+    de_preterite: tuple[str, ...]
+    de_participle: str
+    aux: str  # haben | sein
+    de_imperative: str
+    frame: str  # intrans | acc | dat | dat_acc | that | prep
+    de_object_prep: tuple[str, str] | None  # ("auf", "acc") for frame prep
+    subject: frozenset[str]
+    obj: frozenset[str]
+    iobj: frozenset[str]
+    preps: tuple[str, ...]
+    motion: bool
+
+
+@dataclass(frozen=True)
+class Adjective:
+    en: str
+    de: str  # predicative
+    de_stem: str  # declension stem
+    classes: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Adverb:
+    en: tuple[str, ...]
+    de: tuple[str, ...]
+    kind: str  # time | frequency | place | manner | sentence
+    tenses: frozenset[str]
+    front: bool
+
+
+@dataclass(frozen=True)
+class Preposition:
+    en: tuple[str, ...]
+    de: tuple[str, ...]
+    case: str  # acc | dat | gen | two-way
+    classes: frozenset[str]
+    de_name: str  # before a bare city or country name, when it differs (nach, aus)
+
+
+@dataclass(frozen=True)
+class Name:
+    en: str
+    de: str
+    kind: str  # person | city | country
+    sex: str
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity: loaded once, a key of caches
+class Lexicon:
+    nouns: tuple[Noun, ...]
+    verbs: tuple[Verb, ...]
+    adjectives: tuple[Adjective, ...]
+    adverbs: tuple[Adverb, ...]
+    prepositions: tuple[Preposition, ...]
+    names: tuple[Name, ...]
+
+    def __post_init__(self) -> None:
+        index = {
+            "noun": {n.en: n for n in self.nouns},
+            "verb": {v.key: v for v in self.verbs},
+            "adjective": {a.en: a for a in self.adjectives},
+            "adverb": {" ".join(a.en): a for a in self.adverbs},
+            "preposition": {" ".join(p.en): p for p in self.prepositions},
+            "name": {n.en: n for n in self.names},
+        }
+        object.__setattr__(self, "_index", index)
+
+    def noun(self, en: str) -> Noun:
+        return self._index["noun"][en]  # type: ignore[attr-defined]
+
+    def verb(self, key: str) -> Verb:
+        return self._index["verb"][key]  # type: ignore[attr-defined]
+
+    def adjective(self, en: str) -> Adjective:
+        return self._index["adjective"][en]  # type: ignore[attr-defined]
+
+    def adverb(self, en: str) -> Adverb:
+        return self._index["adverb"][en]  # type: ignore[attr-defined]
+
+    def preposition(self, en: str) -> Preposition:
+        return self._index["preposition"][en]  # type: ignore[attr-defined]
+
+    def name(self, en: str) -> Name:
+        return self._index["name"][en]  # type: ignore[attr-defined]
+
+
+def _noun(r: dict[str, str]) -> Noun:
+    return Noun(
+        en=r["en"],
+        en_plural=r["en_plural"] or r["en"],
+        de=r["de"],
+        gender=r["gender"],
+        de_plural=r["de_plural"] or r["de"],
+        de_oblique=r["de_oblique"] or r["de"],
+        de_genitive=r["de_genitive"] or r["de"],
+        sex=r["sex"],
+        classes=_classes(r["classes"]),
+        mass=r["mass"] == "1",
+    )
+
+
+def _verb(r: dict[str, str]) -> Verb:
+    prep = r["de_object_prep"].split()
+    return Verb(
+        key=r["key"],
+        en=r["en"],
+        en_3sg=r["en_3sg"],
+        en_past=r["en_past"],
+        en_participle=r["en_participle"],
+        en_ing=r["en_ing"],
+        en_particle=r["en_particle"],
+        de=r["de"],
+        prefix=r["prefix"],
+        de_present=tuple(r["de_present"].split()),
+        de_preterite=tuple(r["de_preterite"].split()),
+        de_participle=r["de_participle"],
+        aux=r["aux"],
+        de_imperative=r["de_imperative"],
+        frame=r["frame"],
+        de_object_prep=(prep[0], prep[1]) if len(prep) == 2 else None,
+        subject=_classes(r["subject"]),
+        obj=_classes(r["object"]),
+        iobj=_classes(r["iobject"]),
+        preps=tuple(p.replace("_", " ") for p in _split_preps(r["preps"])),
+        motion=r["motion"] == "1",
+    )
+
+
+_MULTIWORD_PREPS = ("in front of", "next to", "out of", "because of", "instead of")
+
+
+def _split_preps(cell: str) -> list[str]:
+    """The preps cell lists keys separated by spaces; multi-word keys are recognised whole."""
+    for multi in _MULTIWORD_PREPS:
+        cell = cell.replace(multi, multi.replace(" ", "_"))
+    return cell.split()
+
+
+@cache
+def load(data_dir: Path = DATA_DIR) -> Lexicon:
+    nouns = tuple(_noun(r) for r in read_rows("nouns.tsv", data_dir))
+    verbs = tuple(_verb(r) for r in read_rows("verbs.tsv", data_dir))
+    adjectives = tuple(
+        Adjective(r["en"], r["de"], r["de_attributive"] or r["de"], _classes(r["classes"]))
+        for r in read_rows("adjectives.tsv", data_dir)
+    )
+    adverbs = tuple(
+        Adverb(
+            tuple(r["en"].split()),
+            tuple(r["de"].split()),
+            r["kind"],
+            frozenset(r["tenses"].split()),
+            r["front"] == "1",
+        )
+        for r in read_rows("adverbs.tsv", data_dir)
+    )
+    prepositions = tuple(
+        Preposition(
+            tuple(r["en"].split()),
+            tuple(r["de"].split()),
+            r["case"],
+            _classes(r["classes"]),
+            r["de_name"],
+        )
+        for r in read_rows("prepositions.tsv", data_dir)
+    )
+    names = tuple(
+        Name(r["en"], r["de"], r["kind"], r["sex"]) for r in read_rows("names.tsv", data_dir)
+    )
+    return Lexicon(nouns, verbs, adjectives, adverbs, prepositions, names)
+
+
+# ----------------------------------------------------------------- closed classes
+
+
+@dataclass(frozen=True)
+class Pronoun:
+    key: str
+    person: int
+    en_subject: str
+    en_object: str
+    de_nom: str
+    de_acc: str
+    de_dat: str
+    en_possessive: str  # "" if none in the grammar
+    de_possessive: str  # ein-word stem
+
+
+PRONOUNS: tuple[Pronoun, ...] = (
+    Pronoun("i", 0, "I", "me", "ich", "mich", "mir", "my", "mein"),
+    Pronoun("you", 1, "you", "you", "du", "dich", "dir", "your", "dein"),
+    Pronoun("he", 2, "he", "him", "er", "ihn", "ihm", "his", "sein"),
+    Pronoun("she", 2, "she", "her", "sie", "sie", "ihr", "her", "ihr"),
+    Pronoun("it", 2, "it", "it", "es", "es", "ihm", "", ""),
+    Pronoun("we", 3, "we", "us", "wir", "uns", "uns", "our", "unser"),
+    Pronoun("you_all", 4, "you all", "you all", "ihr", "euch", "euch", "", ""),
+    Pronoun("they", 5, "they", "them", "sie", "sie", "ihnen", "their", "ihr"),
+)
+PRONOUN_BY_KEY = {p.key: p for p in PRONOUNS}
+POSSESSIVES = tuple(p for p in PRONOUNS if p.en_possessive)
+
+# Third-person pronouns by the German gender (or plural) of what they stand for.
+PERSONAL_3RD = {  # gender -> nom, acc, dat
+    "m": ("er", "ihn", "ihm"),
+    "f": ("sie", "sie", "ihr"),
+    "n": ("es", "es", "ihm"),
+    "pl": ("sie", "sie", "ihnen"),
+}
+
+DEF_ARTICLE = {
+    "nom": {"m": "der", "f": "die", "n": "das", "pl": "die"},
+    "acc": {"m": "den", "f": "die", "n": "das", "pl": "die"},
+    "dat": {"m": "dem", "f": "der", "n": "dem", "pl": "den"},
+    "gen": {"m": "des", "f": "der", "n": "des", "pl": "der"},
+}
+# der-words (dieser) take the article's endings
+DER_ENDING = {
+    "nom": {"m": "er", "f": "e", "n": "es", "pl": "e"},
+    "acc": {"m": "en", "f": "e", "n": "es", "pl": "e"},
+    "dat": {"m": "em", "f": "er", "n": "em", "pl": "en"},
+    "gen": {"m": "es", "f": "er", "n": "es", "pl": "er"},
+}
+RELATIVE = {  # relative pronoun by case and gender
+    "nom": {"m": "der", "f": "die", "n": "das", "pl": "die"},
+    "acc": {"m": "den", "f": "die", "n": "das", "pl": "die"},
+    "dat": {"m": "dem", "f": "der", "n": "dem", "pl": "denen"},
+}
+EIN_ENDING = {  # ein, kein, mein ...
+    "nom": {"m": "", "f": "e", "n": "", "pl": "e"},
+    "acc": {"m": "en", "f": "e", "n": "", "pl": "e"},
+    "dat": {"m": "em", "f": "er", "n": "em", "pl": "en"},
+    "gen": {"m": "es", "f": "er", "n": "es", "pl": "er"},
+}
+WEAK = {  # adjective after der/die/das, dieser, and after ein-words in the plural
+    "nom": {"m": "e", "f": "e", "n": "e", "pl": "en"},
+    "acc": {"m": "en", "f": "e", "n": "e", "pl": "en"},
+    "dat": {"m": "en", "f": "en", "n": "en", "pl": "en"},
+    "gen": {"m": "en", "f": "en", "n": "en", "pl": "en"},
+}
+MIXED = {  # adjective after ein-words in the singular
+    "nom": {"m": "er", "f": "e", "n": "es"},
+    "acc": {"m": "en", "f": "e", "n": "es"},
+    "dat": {"m": "en", "f": "en", "n": "en"},
+    "gen": {"m": "en", "f": "en", "n": "en"},
+}
+STRONG = {  # adjective with no article (bare plurals, mass nouns, after numbers)
+    "nom": {"m": "er", "f": "e", "n": "es", "pl": "e"},
+    "acc": {"m": "en", "f": "e", "n": "es", "pl": "e"},
+    "dat": {"m": "em", "f": "er", "n": "em", "pl": "en"},
+    "gen": {"m": "en", "f": "er", "n": "en", "pl": "er"},
+}
+# preposition + definite article, always contracted where German does
+CONTRACTIONS = {
+    ("zu", "dem"): "zum",
+    ("zu", "der"): "zur",
+    ("in", "dem"): "im",
+    ("in", "das"): "ins",
+    ("an", "dem"): "am",
+    ("an", "das"): "ans",
+    ("von", "dem"): "vom",
+    ("bei", "dem"): "beim",
+}
+
+NUMBER_WORDS = {
+    "one": "ein",
+    "two": "zwei",
+    "three": "drei",
+    "four": "vier",
+    "five": "fünf",
+    "six": "sechs",
+    "seven": "sieben",
+    "eight": "acht",
+    "nine": "neun",
+    "ten": "zehn",
+    "eleven": "elf",
+    "twelve": "zwölf",
+}
+
+SEIN = {
+    "present": ("bin", "bist", "ist", "sind", "seid", "sind"),
+    "past": ("war", "warst", "war", "waren", "wart", "waren"),
+    "participle": "gewesen",
+}
+HABEN = {
+    "present": ("habe", "hast", "hat", "haben", "habt", "haben"),
+    "past": ("hatte", "hattest", "hatte", "hatten", "hattet", "hatten"),
+}
+WERDEN = ("werde", "wirst", "wird", "werden", "werdet", "werden")
+GEBEN = {"present": "gibt", "past": "gab"}
+EN_BE = {
+    "present": ("am", "are", "is", "are", "are", "are"),
+    "past": ("was", "were", "was", "were", "were", "were"),
+}
+
+
+@dataclass(frozen=True)
+class Modal:
+    key: str
+    en: str
+    de_present: tuple[str, ...]
+    de_negated: tuple[str, ...]  # "must not" = "darf nicht"
+
+
+MODALS: tuple[Modal, ...] = (
+    Modal("can", "can", ("kann", "kannst", "kann", "können", "könnt", "können"), ()),
+    Modal(
+        "must",
+        "must",
+        ("muss", "musst", "muss", "müssen", "müsst", "müssen"),
+        ("darf", "darfst", "darf", "dürfen", "dürft", "dürfen"),
+    ),
+    Modal("want", "want", ("will", "willst", "will", "wollen", "wollt", "wollen"), ()),
+)
+MODAL_BY_KEY = {m.key: m for m in MODALS}
+# "could" is the past of "can" (konnte); the other modals stay in the present.
+COULD = ("konnte", "konntest", "konnte", "konnten", "konntet", "konnten")
+
+# Transitive verbs whose object English and German may leave out ("The children are eating").
+OBJECT_OPTIONAL = frozenset(
+    """eat drink read write cook paint draw wash clean win lose pay wait help learn study
+    listen understand call answer ask watch sing""".split()
+)
+
+# Subordinating conjunctions; "when" is "als" for a single event in the past.
+CONJUNCTIONS = {
+    "that": "dass",
+    "because": "weil",
+    "if": "wenn",
+    "when": "wenn",
+    "although": "obwohl",
+    "before": "bevor",
+    "after": "nachdem",
+}
+COORDINATORS = {"and": "und", "but": "aber", "or": "oder"}
+WH_ADVERBS = {"where": "wo", "when": "wann", "why": "warum", "how": "wie"}
+DEGREE = {"very": "sehr", "too": "zu"}

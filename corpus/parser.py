@@ -1,0 +1,493 @@
+"""The reference translation of a typed English sentence, when the grammar can generate it.
+
+A permissive backtracking parser proposes sentence specs for the tokens; a spec is accepted
+only if `grammar.build` writes exactly the typed tokens again, so agreement, do-support, word
+forms and the rest are checked by the very code that writes the training data. The verb group
+is matched the same way: each candidate (verb, tense, modal, negation) is written out by the
+grammar's own `_verb_group` and compared with the tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from functools import cache
+
+from corpus import grammar
+from corpus import lexicon as lx
+from corpus.grammar import NP, PP, Clause, Complement, Example, Relative, Sentence
+from corpus.lexicon import Lexicon
+
+_TOKEN = re.compile(r"[A-Za-zÀ-ÿ]+(?:'[A-Za-z]+)?|\d+|[.,?!]")
+
+
+def tokenize(text: str) -> list[str]:
+    """Typed English -> the grammar's tokens: words (contractions like "didn't" stay one
+    token), digits, punctuation."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
+    return _TOKEN.findall(text)
+
+
+def normalize(text: str) -> list[str]:
+    """Tokens of a typed sentence, with the final full stop added if it has none and the
+    comma the grammar writes before a clause-joining "but"."""
+    toks = tokenize(text)
+    if toks and toks[-1] not in (".", "?", "!"):
+        toks.append(".")
+    out: list[str] = []
+    for i, tok in enumerate(toks):
+        if tok.lower() == "but" and i > 0 and out[-1] != ",":
+            out.append(",")
+        out.append(tok)
+    return out
+
+
+_TENSES = ("present", "past", "perfect", "pluperfect", "progressive", "future")
+_POLARITY = ((False, False), (True, False), (True, True))  # negated, contracted
+
+
+@dataclass(frozen=True)
+class _Index:
+    """Word form -> lexicon entries, built once per lexicon."""
+
+    nouns: dict[str, list[tuple[str, bool]]]
+    verbs: dict[str, set[str]]
+    adjectives: frozenset[str]
+    adverbs: dict[tuple[str, ...], str]
+    preps: dict[tuple[str, ...], str]
+    names: dict[str, str]
+
+
+@cache
+def _index(lex: Lexicon) -> _Index:
+    nouns: dict[str, list[tuple[str, bool]]] = {}
+    for n in lex.nouns:
+        nouns.setdefault(n.en.lower(), []).append((n.en, False))
+        if not n.mass and n.en_plural != n.en:
+            nouns.setdefault(n.en_plural.lower(), []).append((n.en, True))
+    verbs: dict[str, set[str]] = {}
+    for v in lex.verbs:
+        for form in (v.en, v.en_3sg, v.en_past, v.en_participle, v.en_ing):
+            verbs.setdefault(form.lower(), set()).add(v.key)
+    return _Index(
+        nouns=nouns,
+        verbs=verbs,
+        adjectives=frozenset(a.en.lower() for a in lex.adjectives),
+        adverbs={tuple(w.lower() for w in a.en): " ".join(a.en) for a in lex.adverbs},
+        preps={tuple(w.lower() for w in p.en): " ".join(p.en) for p in lex.prepositions},
+        names={n.en.lower(): n.en for n in lex.names},
+    )
+
+
+_PRONOUN_FORMS: dict[tuple[str, ...], str] = {}
+for _p in lx.PRONOUNS:
+    for _form in (_p.en_subject, _p.en_object):
+        _PRONOUN_FORMS[tuple(_form.lower().split())] = _p.key
+_POSSESSOR = {p.en_possessive: p.key for p in lx.POSSESSIVES}
+
+
+@cache
+def _group_words(
+    lex: Lexicon,
+    verb: str | None,
+    tense: str,
+    modal: str | None,
+    negated: bool,
+    contracted: bool,
+    person: int,
+    inverted: bool,
+    there: bool,
+) -> tuple[tuple[str, ...], tuple[str, ...], int] | None:
+    """The English words of a verb group as the grammar writes them: (before the subject in
+    a question, after the subject, where a frequency adverb goes)."""
+    b = grammar._Builder(lex)
+    subject = None if there else NP(pronoun="it")
+    c = Clause(
+        subject,
+        verb,
+        there=NP("x") if there else None,
+        tense=tense,
+        modal=modal,
+        negated=negated,
+        contracted=contracted,
+        question=inverted,
+    )
+    try:
+        vg = grammar._verb_group(b, c, person, inverted, None)
+    except ValueError:
+        return None
+    return (
+        tuple(b.words[i].lower() for i in vg.front),
+        tuple(b.words[i].lower() for i in vg.rest),
+        vg.adv_slot,
+    )
+
+
+class _Parser:
+    def __init__(self, lex: Lexicon, toks: list[str]) -> None:
+        self.lex = lex
+        self.ix = _index(lex)
+        self.t = [w.lower() for w in toks]
+
+    def at(self, i: int) -> str | None:
+        return self.t[i] if i < len(self.t) else None
+
+    def match(self, i: int, words: tuple[str, ...]) -> bool:
+        return tuple(self.t[i : i + len(words)]) == words
+
+    # ------------------------------------------------------------ noun phrases
+    def np(self, i: int, relative: bool = True, coord: bool = True) -> Iterator[tuple[NP, int]]:
+        for simple, j in self._np_simple(i, relative):
+            yield simple, j
+            if coord and self.at(j) == "and" and not simple.pronoun:
+                for right, k in self._np_simple(j + 1, relative=False):
+                    if not right.pronoun:
+                        yield NP(coord=(simple, right)), k
+
+    def _np_simple(self, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
+        for n in (2, 1):
+            key = _PRONOUN_FORMS.get(tuple(self.t[i : i + n]))
+            if key:
+                yield NP(pronoun=key), i + n
+        tok = self.at(i)
+        if tok is None:
+            return
+        if tok in self.ix.names:
+            yield from self._relatives(NP(name=self.ix.names[tok]), i + 1, relative)
+        det, number, possessor, j = "bare", None, None, i
+        if tok in ("the", "a", "an", "no"):
+            det, j = ("a" if tok == "an" else tok), i + 1
+        elif tok in ("this", "these"):
+            det, j = "this", i + 1
+        elif tok in ("many", "any"):
+            det, j = tok, i + 1
+        elif tok in lx.NUMBER_WORDS:
+            det, number, j = "number", tok, i + 1
+        elif tok.isdigit():
+            det, number, j = "digits", tok, i + 1
+        elif tok in _POSSESSOR:
+            det, possessor, j = "poss", _POSSESSOR[tok], i + 1
+        for adjective, k in ((None, j), (self.at(j), j + 1)):
+            if adjective is not None and adjective not in self.ix.adjectives:
+                continue
+            for noun, plural in self.ix.nouns.get(self.at(k) or "", []):
+                np = NP(noun, det, plural, adjective, number, possessor)
+                yield from self._relatives(np, k + 1, relative)
+
+    def _relatives(self, np: NP, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
+        yield np, i
+        pron = self.at(i)
+        if not relative or pron not in ("who", "whom", "which", "that"):
+            return
+        person = grammar._person(np) if not np.name else 2
+        # the head is the relative clause's subject: "who reads the book"
+        # longest first: a phrase after the relative clause belongs to it ("who lives in
+        # the house"), as the generator writes it
+        found = [
+            (c, k)
+            for fields, j in self.verb_group(i + 1, person)
+            for c, k in self.rest(Clause(None, gap="subject", **fields), j, sub=False)
+        ]
+        for c, k in sorted(found, key=lambda ck: -ck[1]):
+            yield replace(np, relative=Relative(pron, c)), k
+        # ... or its object: "that the man reads"
+        for subj, j in self.np(i + 1, relative=False):
+            for fields, k in self.verb_group(j, grammar._person(subj)):
+                if fields.get("verb") is None:
+                    continue
+                for c, m in self.rest(
+                    Clause(subj, gap="object", **fields), k, sub=False, gap_object=True
+                ):
+                    yield replace(np, relative=Relative(pron, c)), m
+
+    # -------------------------------------------------------------- verb group
+    def _verb_candidates(self, i: int) -> list[str | None]:
+        keys: set[str] = set()
+        for tok in self.t[i : i + 5]:
+            keys |= self.ix.verbs.get(tok, set())
+        return [None, *sorted(keys)]
+
+    def verb_group(
+        self,
+        i: int,
+        person: int,
+        inverted_front: tuple[str, ...] | None = None,
+        there: bool = False,
+    ) -> Iterator[tuple[dict, int]]:
+        """Verb groups starting at i (after the subject). For a question, `inverted_front`
+        is the auxiliary already read before the subject."""
+        inverted = inverted_front is not None
+        for verb in self._verb_candidates(i) if not there else [None]:
+            modals: list[str | None] = [None] + ([m.key for m in lx.MODALS] if verb else [])
+            for modal in modals:
+                tenses = (
+                    _TENSES
+                    if not modal
+                    else ("present", "past")
+                    if modal == "can"
+                    else ("present",)
+                )
+                for tense in tenses:
+                    for negated, contracted in _POLARITY:
+                        if inverted and contracted:
+                            continue
+                        words = _group_words(
+                            self.lex,
+                            verb,
+                            tense,
+                            modal,
+                            negated,
+                            contracted,
+                            person,
+                            inverted,
+                            there,
+                        )
+                        if words is None:
+                            continue
+                        front, rest, slot = words
+                        if inverted and front != inverted_front:
+                            continue
+                        fields = {
+                            "verb": verb,
+                            "tense": tense,
+                            "modal": modal,
+                            "negated": negated,
+                            "contracted": contracted,
+                        }
+                        if self.match(i, rest):
+                            yield fields, i + len(rest)
+                        # a frequency adverb inside the group: "has often seen"
+                        before = rest[:slot]
+                        if self.match(i, before):
+                            for adv, j in self.adverbs(i + len(before), kinds=("frequency",)):
+                                if self.match(j, rest[slot:]):
+                                    yield dict(fields, adverb=adv), j + len(rest) - slot
+
+    def adverbs(self, i: int, kinds: tuple[str, ...] | None = None) -> Iterator[tuple[str, int]]:
+        for words, key in self.ix.adverbs.items():
+            if self.match(i, words) and (kinds is None or self.lex.adverb(key).kind in kinds):
+                yield key, i + len(words)
+
+    def pp(self, i: int) -> Iterator[tuple[PP, int]]:
+        for words, key in self.ix.preps.items():
+            if self.match(i, words):
+                for np, j in self.np(i + len(words), relative=False, coord=False):
+                    yield PP(key, np), j
+
+    # ------------------------------------------------------------- the rest
+    def rest(
+        self, c: Clause, i: int, sub: bool, gap_object: bool = False
+    ) -> Iterator[tuple[Clause, int]]:
+        """Objects / complement, then an optional PP and an optional adverb."""
+        for filled, j in self._objects(c, i, gap_object):
+            options = [(filled, j)]
+            options += [(replace(filled, pp=pp), k) for pp, k in self.pp(j)]
+            for f, k in options:
+                yield f, k
+                if f.adverb is None:
+                    for adv, m in self.adverbs(k):
+                        yield replace(f, adverb=adv), m
+
+    def _objects(self, c: Clause, i: int, gap_object: bool) -> Iterator[tuple[Clause, int]]:
+        if c.verb is None:
+            if c.there is not None or gap_object:
+                yield c, i
+                return
+            for degree in (None, "very", "too"):
+                j = i + (degree is not None)
+                if degree and self.at(i) != degree:
+                    continue
+                if self.at(j) in self.ix.adjectives:
+                    yield (
+                        replace(c, complement=Complement(adjective=self.at(j), degree=degree)),
+                        j + 1,
+                    )
+            for np, j in self.np(i, relative=False):
+                yield replace(c, complement=Complement(np=np)), j
+            for pp, j in self.pp(i):
+                yield replace(c, complement=Complement(pp=pp)), j
+            yield c, i  # "Where is the cat?"
+            return
+        v = self.lex.verb(c.verb)
+        if v.frame in ("intrans", "that") or (gap_object and v.frame in ("acc", "dat")):
+            yield c, i
+            return
+        if v.key in lx.OBJECT_OPTIONAL and c.obj is None and self.at(i) != v.en_particle:
+            yield c, i  # "The children are eating."
+        j = i
+        if v.en_particle:
+            if self.at(i) != v.en_particle.lower():
+                if c.obj is not None:  # a question word is the object
+                    yield c, i
+                return
+            j = i + 1
+        if c.obj is not None:  # "What does the woman eat?": the object is the question word
+            if v.frame == "dat_acc":
+                for iobj, k in self.np(j):
+                    yield replace(c, iobj=iobj), k
+            else:
+                yield c, i
+            return
+        if v.frame == "dat_acc":
+            for iobj, k in self.np(j):
+                for obj, m in self.np(k):
+                    yield replace(c, iobj=iobj, obj=obj), m
+            return
+        for obj, k in self.np(j):
+            yield replace(c, obj=obj), k
+
+    # ---------------------------------------------------------------- clauses
+    def clause(self, i: int, sub: bool = False) -> Iterator[tuple[Clause, int]]:
+        starts: list[tuple[str | None, int]] = [(None, i)]
+        if not sub:
+            starts += [(adv, j) for adv, j in self.adverbs(i)]
+        for adverb, j in starts:
+            if self.at(j) == "there":
+                for person in (2, 5):
+                    for fields, k in self.verb_group(j + 1, person, there=True):
+                        for fields2, k2 in self._there_np(fields, k):
+                            yield from self._finish(
+                                Clause(None, **fields2), k2, sub, adverb, front=adverb is not None
+                            )
+                continue
+            for subj, k in self.np(j):
+                for fields, m in self.verb_group(k, grammar._person(subj)):
+                    c = Clause(subj, **fields)
+                    yield from self._finish(c, m, sub, adverb, front=adverb is not None)
+
+    def _there_np(self, fields: dict, i: int) -> Iterator[tuple[dict, int]]:
+        for np, j in self.np(i, relative=False, coord=False):
+            yield dict(fields, there=np), j
+
+    def _finish(
+        self, c: Clause, i: int, sub: bool, adverb: str | None, front: bool
+    ) -> Iterator[tuple[Clause, int]]:
+        if adverb is not None:
+            if c.adverb is not None:
+                return
+            c = replace(c, adverb=adverb, adverb_front=front)
+        yield from self.rest(c, i, sub)
+
+    def question(self, i: int) -> Iterator[tuple[Clause, int]]:
+        """Yes/no questions and wh-questions (the tokens before "?")."""
+        tok = self.at(i)
+        # "Who reads the book?": the question word is the subject, no inversion
+        if tok == "who":
+            for fields, j in self.verb_group(i + 1, 2):
+                yield from self.rest(Clause(NP(wh="who"), **fields), j, sub=False)
+        if tok == "how" and self.at(i + 1) in self.ix.adjectives:  # "How old is the man?"
+            adjective = self.at(i + 1)
+            front = tuple(self.t[i + 2 : i + 3])
+            for subj, j in self.np(i + 3):
+                for fields, k in self.verb_group(j, grammar._person(subj), front):
+                    if fields["verb"] is None:
+                        comp = Complement(adjective=adjective)
+                        yield Clause(subj, wh="how", complement=comp, **fields), k
+        wh_adverb = tok if tok in lx.WH_ADVERBS else None
+        wh_object = tok if tok in ("who", "whom", "what") else None
+        start = i + 1 if (wh_adverb or wh_object) else i
+        for n in (1,):
+            front = tuple(self.t[start : start + n])
+            if self.at(start + n) == "there":
+                for person in (2, 5):
+                    for fields, k in self.verb_group(start + n + 1, person, front, there=True):
+                        for f2, k2 in self._there_np(fields, k):
+                            c = Clause(None, question=True, **f2)
+                            yield from self.rest(c, k2, sub=False)
+                continue
+            for subj, j in self.np(start + n):
+                for fields, k in self.verb_group(j, grammar._person(subj), front):
+                    c = Clause(subj, question=wh_adverb is None and wh_object is None, **fields)
+                    if wh_adverb:
+                        c = replace(c, wh=wh_adverb)
+                    if wh_object:
+                        c = replace(c, obj=NP(wh="who" if wh_object == "whom" else wh_object))
+                    yield from self.rest(c, k, sub=False)
+
+    def imperative(self, i: int) -> Iterator[tuple[Clause, int]]:
+        please = self.at(i) == "please"
+        j = i + please
+        for negated, contracted, skip in ((False, False, 0), (True, True, 1), (True, False, 2)):
+            if negated and tuple(self.t[j : j + skip]) not in (("don't",), ("do", "not")):
+                continue
+            for key in sorted(self.ix.verbs.get(self.at(j + skip) or "", set())):
+                if self.lex.verb(key).en.lower() != self.at(j + skip):
+                    continue
+                c = Clause(
+                    None,
+                    key,
+                    imperative=True,
+                    please=please,
+                    negated=negated,
+                    contracted=contracted,
+                )
+                yield from self.rest(c, j + skip + 1, sub=False)
+
+
+def _sentences(lex: Lexicon, toks: list[str]) -> Iterator[Sentence]:
+    if not toks or toks[-1] not in (".", "?", "!"):
+        return
+    punct = toks[-1]
+    p = _Parser(lex, toks[:-1])
+    n = len(toks) - 1
+    if punct == "?":
+        for c, end in p.question(0):
+            if end == n:
+                yield Sentence((c,), punct="?")
+        return
+    for c, end in p.imperative(0):
+        if end == n:
+            yield Sentence((c,), punct=punct)
+    # a fronted subordinate clause: "When the sun shines, the children play."
+    if p.at(0) in lx.CONJUNCTIONS and p.at(0) != "that":
+        for sub, comma in p.clause(1, sub=True):
+            if p.at(comma) != ",":
+                continue
+            for main, end in p.clause(comma + 1):
+                if end == n and main.adverb_front is False:
+                    yield Sentence((main,), conj=p.at(0), sub=sub, sub_first=True, punct=punct)
+    for c, end in p.clause(0):
+        if end == n:
+            yield Sentence((c,), punct=punct)
+            continue
+        word = p.at(end)
+        if word == "," and p.at(end + 1) == "but":
+            for c2, end2 in p.clause(end + 2):
+                if end2 == n:
+                    yield Sentence((c, c2), coordinator="but", punct=punct)
+        if word in lx.COORDINATORS:
+            for c2, end2 in p.clause(end + 1):
+                if end2 == n:
+                    yield Sentence((c, c2), coordinator=word, punct=punct)
+        takes_that = c.verb is not None and lex.verb(c.verb).frame == "that"
+        if word in lx.CONJUNCTIONS and (word == "that") == takes_that:
+            for sub, end2 in p.clause(end + 1, sub=True):
+                if end2 == n:
+                    yield Sentence((c,), conj=word, sub=sub, punct=punct)
+
+
+def translations(text: str, lex: Lexicon | None = None, limit: int = 4) -> list[Example]:
+    """Distinct derivations of a typed English sentence (several when it is ambiguous)."""
+    lex = lex or lx.load()
+    toks = normalize(text)
+    target = tuple(w.lower() for w in toks)
+    found: list[Example] = []
+    for spec in _sentences(lex, toks):
+        spec, _ = grammar.assign_refs(spec, lex)
+        try:
+            ex = grammar.build(spec, lex)
+        except (KeyError, ValueError, AttributeError, TypeError):
+            continue
+        if tuple(w.lower() for w in ex.english) == target and ex not in found:
+            found.append(ex)
+            if len(found) >= limit:
+                break
+    return found
+
+
+def translate(text: str, lex: Lexicon | None = None) -> Example | None:
+    """The reference translation of a typed English sentence, or None if the grammar does
+    not cover it."""
+    found = translations(text, lex, limit=1)
+    return found[0] if found else None
