@@ -1,10 +1,15 @@
-"""Quality of a trained English→German model on held-out generated pairs.
+"""Quality of the trained English→German model on held-out corpus v2 sets (other seeds).
 
-Exact match and corpus BLEU (sacrebleu) of beam-search and greedy translations; exact match on
-sentences of two clauses joined by "and", of any length and longer than any seen in training (the
-grammar writes training sentences of at most `corpus.MAX_SENTENCE_TOKENS` English tokens); and for
-every cross-attention head the alignment error rate (AER, Och & Ney 2003) of its argmax alignment
-against the gold alignment.
+- exact match and corpus BLEU (sacrebleu) with beam search (4 beams) and greedy decoding on the
+  whole distribution, and exact match per phenomenon, so a weak construction shows;
+- exact match on sentences of two clauses (coordinated or subordinate) and on sentences longer
+  than the median by half;
+- coreference: the German pronoun of a pronoun sentence is the gold one (gender and number of
+  its antecedent); names and digits copied;
+- the hand-written pairs of corpus v2 and of v1;
+- per cross-attention head the alignment error rate (AER, Och & Ney 2003) of its argmax against
+  the gold alignment, and per head (encoder self-attention, and cross-attention from the German
+  pronoun) the share of pronoun sentences whose argmax lands on the gold antecedent.
 
 `python -m model.evaluate` re-scores shipped weights and rewrites the metrics in their sidecar.
 """
@@ -13,120 +18,276 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
+import statistics
+from collections import defaultdict
 from pathlib import Path
 
 import sacrebleu
 import torch
 
-from corpus.v1 import grammar as corpus
+from corpus import hand_checked, lexicon
+from corpus.generator import generate
+from corpus.grammar import Example
 
 from .decoding import beam_search, greedy_decode
-from .registry import WEIGHTS_DIR, load_trained
-from .tokenizers import BOS_ID, EOS_ID, WordTokenizer
+from .subword import SubwordTokenizer, piece_alignment, piece_links
+from .tokenizers import BOS_ID, EOS_ID, PAD_ID
 from .transformer import DEFAULT_SETTINGS, EncoderDecoder, padding_mask, subsequent_mask
 from .weights import read_sidecar, write_sidecar
 
+WEIGHTS_DIR = Path(__file__).parent / "weights"
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,?!]")
 
-def translate(model: EncoderDecoder, tokenizer: WordTokenizer, english, method: str) -> list[str]:
-    """German tokens for English tokens (no end symbol)."""
-    src = torch.tensor([[tokenizer.stoi.get(w, 1) for w in english]])
-    mask = padding_mask(src, 0)
+
+def translate(model: EncoderDecoder, tokenizer: SubwordTokenizer, text: str, method: str) -> str:
+    """German text for English text, by beam search (4 beams, α = 0.6) or greedy decoding."""
+    src = torch.tensor([tokenizer.encode(text).ids])
+    mask = padding_mask(src, PAD_ID)
     memory = model.encode(src, mask).memory
     decode = beam_search if method == "beam" else greedy_decode
-    ids = decode(model, memory, mask, DEFAULT_SETTINGS, 2 * len(english) + 10, BOS_ID, EOS_ID)
-    return tokenizer.tokens([i for i in ids if i != EOS_ID])
+    ids = decode(model, memory, mask, DEFAULT_SETTINGS, 2 * src.size(1) + 10, BOS_ID, EOS_ID)
+    return tokenizer.decode(ids)
 
 
-def cross_attention_on_gold(model, tokenizer, example) -> torch.Tensor:
-    """[layer, head, german token, english token]: row j is the step that produces german[j]."""
-    src = torch.tensor([[tokenizer.stoi[w] for w in example.english]])
-    tgt = torch.tensor([[BOS_ID] + [tokenizer.stoi[w] for w in example.german]])
-    out = model(src, tgt, padding_mask(src, 0), subsequent_mask(tgt.size(1)))
-    return torch.stack([record.weights[0] for record in out.cross_attention])
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
 
 
-def alignment_error_rate(predicted: set, gold: set) -> float:
-    """AER with every gold link counted as sure: 1 - 2|A ∩ S| / (|A| + |S|)."""
-    if not predicted and not gold:
-        return 0.0
-    return 1 - 2 * len(predicted & gold) / (len(predicted) + len(gold))
+def _held_out(n: int, seed: int, keep=lambda ex: True) -> list[Example]:
+    """`n` generated examples that `keep` accepts (drawn in rounds with seeds from `seed`)."""
+    out: list[Example] = []
+    round_ = 0
+    while len(out) < n:
+        batch = generate(max(100, 2 * (n - len(out))), seed=seed * 1000 + round_)
+        out += [ex for ex in batch if keep(ex)]
+        round_ += 1
+    return out[:n]
 
 
-def head_alignment_errors(model, tokenizer, examples) -> list[list[float]]:
-    """Corpus-level AER of each head's argmax alignment, [layer][head].
+def _exact(hypotheses: list[str], references: list[str]) -> float:
+    return round(sum(h == r for h, r in zip(hypotheses, references)) / max(1, len(references)), 4)
 
-    German tokens with no gold link (nothing in English to align to) are left out of both sides.
-    """
+
+def _bleu(hypotheses: list[str], references: list[str]) -> float:
+    return round(sacrebleu.corpus_bleu(hypotheses, [references]).score, 2)
+
+
+def attention_on_gold(model, tokenizer, example: Example):
+    """Encoder self-attention [layer, head, en piece, en piece] and cross-attention
+    [layer, head, de piece, en piece] on the gold pair (row j produces German piece j), with
+    the word alignment and coreference mapped onto pieces."""
+    src_ids, src_words = tokenizer.encode_words(example.english)
+    tgt_ids, tgt_words = tokenizer.encode_words(example.german)
+    src = torch.tensor([src_ids])
+    tgt = torch.tensor([[BOS_ID, *tgt_ids]])
+    src_mask = padding_mask(src, PAD_ID)
+    encoded = model.encode(src, src_mask)
+    decoded = model.decode(encoded.memory, src_mask, tgt, subsequent_mask(tgt.size(1)))
+    encoder = torch.stack([r.weights[0] for r in encoded.attention])
+    # decoder row j reads piece j-1 (row 0 reads <s>) and produces piece j
+    cross = torch.stack([r.weights[0] for r in decoded.cross_attention])[:, :, : len(tgt_ids)]
+    alignment = piece_alignment(src_words, tgt_words, example.alignment)
+    links = piece_links(src_words, tgt_words, example.coreference)
+    return encoder, cross, alignment, links
+
+
+def head_tables(model, tokenizer, examples: list[Example], coref: list[Example]) -> dict:
+    """AER of every cross-attention head; the coreference hit rate of every encoder and
+    cross-attention head."""
     config = model.config
     hits = torch.zeros(config.N, config.h)
-    predicted_total, gold_total = 0, 0
-    for example in examples:
-        weights = cross_attention_on_gold(model, tokenizer, example)
-        argmax = weights.argmax(dim=-1)  # [layer, head, german]
-        for j, links in enumerate(example.alignment):
-            if not links:
-                continue
-            predicted_total += 1
-            gold_total += len(links)
-            hits += torch.isin(argmax[..., j], torch.tensor(links)).float()
-    aer = 1 - 2 * hits / (predicted_total + gold_total)
-    return [[round(v, 4) for v in row] for row in aer.tolist()]
+    predicted, gold = 0, 0
+    for ex in examples:
+        _, cross, alignment, _ = attention_on_gold(model, tokenizer, ex)
+        argmax = cross.argmax(dim=-1)  # [layer, head, german piece]
+        for j, sources in enumerate(alignment):
+            if sources:
+                predicted += 1
+                gold += len(sources)
+                hits += torch.isin(argmax[..., j], torch.tensor(sources)).float()
+    aer = 1 - 2 * hits / max(1, predicted + gold)
+    enc_hits = torch.zeros(config.N, config.h)
+    cross_hits = torch.zeros(config.N, config.h)
+    n = 0
+    for ex in coref:
+        encoder, cross, _, links = attention_on_gold(model, tokenizer, ex)
+        for link in links:
+            antecedent = torch.tensor(link.antecedent)
+            enc_hits += torch.isin(encoder[:, :, link.pronoun[0]].argmax(-1), antecedent).float()
+            cross_hits += torch.isin(
+                cross[:, :, link.german_pronoun[0]].argmax(-1), antecedent
+            ).float()
+            n += 1
+    enc_share, cross_share = enc_hits / max(1, n), cross_hits / max(1, n)
 
+    def table(t):
+        return [[round(v, 4) for v in row] for row in t.tolist()]
 
-def score(model, tokenizer, examples, method: str) -> dict:
-    hypotheses = [translate(model, tokenizer, ex.english, method) for ex in examples]
-    exact = sum(h == list(ex.german) for h, ex in zip(hypotheses, examples))
-    bleu = sacrebleu.corpus_bleu(
-        [corpus.detokenize_german(h) for h in hypotheses], [[ex.german_text for ex in examples]]
-    )
-    return {"exact_match": round(exact / len(examples), 4), "bleu": round(bleu.score, 2)}
+    def best(t, low: bool):
+        flat = t.flatten()
+        i = int(flat.argmin() if low else flat.argmax())
+        return {
+            "layer": i // config.h + 1,
+            "head": i % config.h + 1,
+            "value": round(float(flat[i]), 4),
+        }
 
-
-@torch.inference_mode()
-def evaluate(model, tokenizer, test_size: int, test_seed: int, long_size: int = 300) -> dict:
-    model.eval()
-    test = corpus.generate(test_size, seed=test_seed)
-    two_clauses = corpus.generate(long_size, seed=test_seed + 1, max_clauses=2)
-    longer = corpus.generate(
-        long_size, seed=test_seed + 2, max_clauses=2, longer_than=corpus.MAX_SENTENCE_TOKENS
-    )
-    aer = head_alignment_errors(model, tokenizer, test[:500])
-    best = min(((a, lay, h) for lay, row in enumerate(aer) for h, a in enumerate(row)))
     return {
-        "test_set": {"size": len(test), "seed": test_seed},
-        "beam4": score(model, tokenizer, test, "beam"),
-        "greedy": score(model, tokenizer, test, "greedy"),
-        "two_clauses": {"size": len(two_clauses), **score(model, tokenizer, two_clauses, "beam")},
-        "longer_than_training": {
-            "size": len(longer),
-            "longest_training_sentence": corpus.MAX_SENTENCE_TOKENS,
-            **score(model, tokenizer, longer, "beam"),
-        },
         "alignment_error_rate": {
-            "per_head": aer,
-            "sentences": min(500, len(test)),
-            "best": {"layer": best[1], "head": best[2], "aer": best[0]},
+            "per_head": table(aer),
+            "sentences": len(examples),
+            "best": best(aer, low=True),
+        },
+        "coreference_heads": {
+            "encoder_self_attention": table(enc_share),
+            "cross_attention": table(cross_share),
+            "links": n,
+            "best_encoder": best(enc_share, low=False),
+            "best_cross": best(cross_share, low=False),
         },
     }
 
 
+@torch.inference_mode()
+def evaluate(
+    model,
+    tokenizer: SubwordTokenizer,
+    test_seed: int,
+    test_size: int = 3000,
+    set_size: int = 300,
+    coref_size: int = 500,
+    head_size: int = 500,
+    hand_size: int | None = None,
+) -> dict:
+    """Every figure of the module docstring; `hand_size` limits the hand-written pairs (tests)."""
+    model.eval()
+    test = _held_out(test_size, test_seed)
+    refs = [ex.german_text for ex in test]
+    beam = [translate(model, tokenizer, ex.english_text, "beam") for ex in test]
+    greedy = [translate(model, tokenizer, ex.english_text, "greedy") for ex in test]
+    by_tag: dict[str, list[bool]] = defaultdict(list)
+    for ex, hyp in zip(test, beam):
+        for tag in ex.phenomena:
+            by_tag[tag].append(hyp == ex.german_text)
+
+    median = statistics.median(len(ex.english) for ex in test)
+    long_from = math.floor(1.5 * median)
+    two = _held_out(
+        set_size, test_seed + 1, lambda ex: bool({"coordination", "subordinate"} & ex.phenomena)
+    )
+    long = _held_out(set_size, test_seed + 2, lambda ex: len(ex.english) > long_from)
+    coref = _held_out(coref_size, test_seed + 3, lambda ex: bool(ex.coreference))
+
+    def beam_exact(examples):
+        hyps = [translate(model, tokenizer, ex.english_text, "beam") for ex in examples]
+        return hyps, _exact(hyps, [ex.german_text for ex in examples])
+
+    _, two_exact = beam_exact(two)
+    _, long_exact = beam_exact(long)
+    coref_hyps, coref_exact = beam_exact(coref)
+    pronoun_right = [
+        words(h)[link.german_pronoun : link.german_pronoun + 1] == [ex.german[link.german_pronoun]]
+        for ex, h in zip(coref, coref_hyps)
+        for link in ex.coreference
+    ]
+    same_names = {n.en for n in lexicon.load().names if n.en == n.de}
+    copied = [
+        word in words(hyp)
+        for ex, hyp in zip(test, beam)
+        for word in ex.english
+        if word.isdigit() or word in same_names
+    ]
+    hand = hand_checked.pairs("v2")[:hand_size]
+    hand_hyps = [translate(model, tokenizer, p.english, "beam") for p in hand]
+    hand_by_tag: dict[str, list[bool]] = defaultdict(list)
+    for p, h in zip(hand, hand_hyps):
+        hand_by_tag[p.construction].append(h == p.german)
+    hand_pronouns = [
+        (p.english, p.german, h)
+        for p, h in zip(hand, hand_hyps)
+        if p.construction == "pronoun_coref"
+    ]
+    v1 = hand_checked.pairs("v1")[:hand_size]
+    v1_hyps = [translate(model, tokenizer, p.english, "beam") for p in v1]
+    metrics = {
+        "test_set": {"size": len(test), "seed": test_seed, "median_english_words": median},
+        "beam4": {"exact_match": _exact(beam, refs), "bleu": _bleu(beam, refs)},
+        "greedy": {"exact_match": _exact(greedy, refs), "bleu": _bleu(greedy, refs)},
+        "per_phenomenon": {
+            tag: {"n": len(v), "exact_match": round(sum(v) / len(v), 4)}
+            for tag, v in sorted(by_tag.items())
+        },
+        "two_clauses": {"size": len(two), "exact_match": two_exact},
+        "longer_than_median": {
+            "size": len(long),
+            "more_words_than": long_from,
+            "exact_match": long_exact,
+        },
+        "coreference": {
+            "size": len(coref),
+            "exact_match": coref_exact,
+            "pronoun_right": round(sum(pronoun_right) / max(1, len(pronoun_right)), 4),
+            "hand_written_pronoun_pairs": round(
+                sum(g == h for _, g, h in hand_pronouns) / max(1, len(hand_pronouns)), 4
+            ),
+        },
+        "names_and_digits_copied": round(sum(copied) / max(1, len(copied)), 4),
+        "hand_checked_v2": {
+            "size": len(hand),
+            "exact_match": _exact(hand_hyps, [p.german for p in hand]),
+            "per_construction": {
+                t: round(sum(v) / len(v), 4) for t, v in sorted(hand_by_tag.items())
+            },
+            "misses": [[p.english, p.german, h] for p, h in zip(hand, hand_hyps) if h != p.german],
+        },
+        "hand_checked_v1": {
+            "size": len(v1),
+            "exact_match": _exact(v1_hyps, [p.german for p in v1]),
+        },
+    }
+    metrics |= head_tables(model, tokenizer, test[:head_size], coref[:head_size])
+    return metrics
+
+
 def main(argv: list[str] | None = None) -> None:
     """Re-score a trained model and rewrite the metrics in its sidecar (the weights stay as they are)."""
+    from .registry import load_trained
+
     p = argparse.ArgumentParser(prog="python -m model.evaluate", description=main.__doc__)
     p.add_argument("--weights", type=Path, default=WEIGHTS_DIR / "en-de.safetensors")
-    p.add_argument("--test-size", type=int, default=2000)
     p.add_argument("--test-seed", type=int, default=2)
-    p.add_argument("--long-size", type=int, default=300)
+    p.add_argument("--test-size", type=int, default=3000)
+    p.add_argument("--set-size", type=int, default=300)
+    p.add_argument("--coref-size", type=int, default=500)
+    p.add_argument("--hand-size", type=int, help="only the first N hand-written pairs")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     args = p.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     loaded = load_trained(torch.device("cpu"), args.weights)
     metrics = evaluate(
-        loaded.model, loaded.tokenizer, args.test_size, args.test_seed, args.long_size
+        loaded.model,
+        loaded.tokenizer,
+        args.test_seed,
+        args.test_size,
+        args.set_size,
+        args.coref_size,
+        head_size=min(500, args.test_size),
+        hand_size=args.hand_size,
     )
     write_sidecar(args.weights, dict(read_sidecar(args.weights), metrics=metrics))
-    print(json.dumps({k: v for k, v in metrics.items() if k != "alignment_error_rate"}, indent=1))
+    print(
+        json.dumps(
+            {
+                k: v
+                for k, v in metrics.items()
+                if k not in ("alignment_error_rate", "coreference_heads")
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ with a message for the user; the others keep working.
 from __future__ import annotations
 
 import importlib.util
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Protocol
 
 import torch
 
+from .subword import SubwordTokenizer
 from .tokenizers import Tokenized, WordTokenizer
 from .transformer import EncoderDecoder, TransformerConfig, make_model
 from .weights import WeightsError, load_weights, read_sidecar
@@ -99,11 +101,14 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
             raise WeightsError(f"the sidecar of {path.name} records no sha256 to check it against")
         tensors = load_weights(path, sidecar["sha256"])
         config = TransformerConfig(**sidecar["config"])
-        tokenizer = WordTokenizer(
-            sidecar["vocabulary"], corpus.tokenize_english, corpus.detokenize_german
-        )
-        if tokenizer.itos != sidecar["vocabulary"]:
-            raise WeightsError("the sidecar's vocabulary is not in the expected order")
+        if "tokenizer" in sidecar:  # corpus v2: the shared sub-word vocabulary
+            tokenizer = SubwordTokenizer.from_json(json.dumps(sidecar["tokenizer"]))
+        else:  # the first corpus: one word vocabulary
+            tokenizer = WordTokenizer(
+                sidecar["vocabulary"], corpus.tokenize_english, corpus.detokenize_german
+            )
+            if tokenizer.itos != sidecar["vocabulary"]:
+                raise WeightsError("the sidecar's vocabulary is not in the expected order")
         model = EncoderDecoder(config)
         model.load_state_dict(tensors)
     except WeightsError as err:

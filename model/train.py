@@ -1,21 +1,30 @@
 """Train the paper's encoder-decoder on the generated English→German corpus (Section 5).
 
-    python -m model.train --help
+    python -m model.train --recipe configs/en-de.toml [--minutes 150]
 
-Adam (beta1=0.9, beta2=0.98, eps=1e-9), the learning rate of Eq. (3) with warm-up, label
-smoothing 0.1, dropout 0.1, batches by token count, a fixed seed. Checkpoints are safetensors
-plus JSON (no pickle) and a run resumes from the last one. At the end the model is evaluated on a
-held-out test set and shipped as `model/weights/<name>.safetensors` with its JSON sidecar.
+A recipe file holds everything: the data, the model's size, and the training phases (each a
+learning-rate factor up to a step). Adam (beta1=0.9, beta2=0.98, eps=1e-9), the learning rate
+of Eq. (3) with warm-up, label smoothing 0.1, dropout 0.1, batches by token count, fixed seeds,
+optionally under bfloat16 autocast (master weights stay float32).
+
+Training outlives a working session, so it resumes: the checkpoint directory (committed to the
+repository) holds the float32 weights, Adam's moments in bfloat16 (compact, and close enough to
+continue), the step, the data position, the RNG state and the tokenizer. `--minutes` stops
+cleanly at a checkpoint. After the last phase the model is evaluated and shipped as
+`model/weights/<name>.safetensors` with its JSON sidecar.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import random
 import time
-from dataclasses import asdict
+import tomllib
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
@@ -23,15 +32,66 @@ from safetensors.torch import load_file, save_file
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from corpus.v1 import grammar as corpus
+from corpus.generator import generate
 
-from .evaluate import evaluate
-from .registry import corpus_tokenizer
-from .tokenizers import BOS_ID, EOS_ID, PAD_ID, WordTokenizer
+from .subword import SubwordTokenizer
+from .tokenizers import BOS_ID, EOS_ID, PAD_ID
 from .transformer import TransformerConfig, make_model, padding_mask, subsequent_mask
 from .weights import save_weights
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
+ROOT = Path(__file__).parent.parent
+
+
+@dataclass(frozen=True)
+class Phase:
+    until_step: int
+    lr_factor: float
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A training recipe (configs/*.toml), recorded whole in the sidecar."""
+
+    name: str
+    # data: corpus v2, generated from a seed; the held-out sets use other seeds
+    train_size: int
+    data_seed: int = 1
+    test_seed: int = 2
+    vocab_size: int = 8000
+    # the model (Table 3's names)
+    N: int = 6
+    h: int = 8
+    d_model: int = 256
+    d_ff: int = 1024
+    dropout: float = 0.1
+    # optimisation (Section 5.3, 5.4)
+    seed: int = 0
+    batch_tokens: int = 4000
+    warmup: int = 4000
+    smoothing: float = 0.1
+    autocast: str = "bf16"  # "bf16": torch.autocast on the CPU; "fp32": none
+    threads: int = 2
+    moments: str = "bf16"  # how the checkpoint stores Adam's moments: bf16 (compact) | fp32
+    checkpoint_minutes: float = 10.0
+    log_every: int = 50
+    phases: tuple[Phase, ...] = field(default_factory=tuple)
+
+    @property
+    def steps(self) -> int:
+        return self.phases[-1].until_step
+
+    def lr_factor(self, step: int) -> float:
+        for phase in self.phases:
+            if step <= phase.until_step:
+                return phase.lr_factor
+        return self.phases[-1].lr_factor
+
+    @classmethod
+    def read(cls, path: Path) -> Recipe:
+        raw = tomllib.loads(Path(path).read_text())
+        phases = tuple(Phase(**p) for p in raw.pop("phases"))
+        return cls(**raw, phases=phases)
 
 
 def rate(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
@@ -40,13 +100,55 @@ def rate(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
     return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
-def encode_pairs(examples, tokenizer: WordTokenizer) -> list[tuple[list[int], list[int]]]:
-    """(source ids, [BOS] + target ids + [EOS]) for every example."""
-    stoi = tokenizer.stoi
-    return [
-        ([stoi[w] for w in ex.english], [BOS_ID] + [stoi[w] for w in ex.german] + [EOS_ID])
-        for ex in examples
-    ]
+# ------------------------------------------------------------------------- data
+
+
+def _generate_chunk(args: tuple[int, int]) -> list[tuple[str, str]]:
+    n, seed = args
+    return [(ex.english_text, ex.german_text) for ex in generate(n, seed=seed)]
+
+
+def training_texts(
+    size: int, seed: int, workers: int = 2, cache: Path | None = None
+) -> list[tuple[str, str]]:
+    """(English, German) training pairs: corpus v2 in chunks of 5,000 with seeds derived from
+    `seed`, generated on `workers` processes; the same list for the same arguments. `cache`
+    keeps them on this machine (keyed by the arguments and the corpus's files)."""
+    key = f"{size}-{seed}-{_corpus_digest()}"
+    if cache is not None and (cache / f"texts-{key}.json").exists():
+        return [tuple(p) for p in json.loads((cache / f"texts-{key}.json").read_text())]
+    texts = _generate(size, seed, workers)
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / f"texts-{key}.json").write_text(json.dumps(texts, ensure_ascii=False))
+    return texts
+
+
+def _corpus_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "corpus").rglob("*")):
+        if path.suffix in (".py", ".tsv") and "v1" not in path.parts:
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _generate(size: int, seed: int, workers: int) -> list[tuple[str, str]]:
+    chunk = 5000
+    jobs = [(min(chunk, size - start), seed * 1_000_003 + i) for i, start in
+            enumerate(range(0, size, chunk))]  # fmt: skip
+    if workers > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(_generate_chunk, jobs))
+    else:
+        parts = [_generate_chunk(job) for job in jobs]
+    return [pair for part in parts for pair in part]
+
+
+def encode_pairs(texts, tokenizer: SubwordTokenizer) -> list[tuple[list[int], list[int]]]:
+    """(source ids, [BOS] + target ids + [EOS]) for every pair."""
+    src = tokenizer.encode_batch([en for en, _ in texts])
+    tgt = tokenizer.encode_batch([de for _, de in texts])
+    return [(s, [BOS_ID, *t, EOS_ID]) for s, t in zip(src, tgt)]
 
 
 def token_batches(pairs, batch_tokens: int, seed: int) -> list[list[int]]:
@@ -79,6 +181,9 @@ def collate(pairs, batch: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
     return pad([pairs[i][0] for i in batch]), pad([pairs[i][1] for i in batch])
 
 
+# ------------------------------------------------------------------------- loss
+
+
 def smoothed_loss_floor(vocab_size: int, smoothing: float) -> float:
     """The lowest label-smoothed cross-entropy any model can reach: the entropy of the smoothed
     target, (1 - ε) on the right token plus ε spread evenly over all V tokens (Section 5.4, as
@@ -88,15 +193,17 @@ def smoothed_loss_floor(vocab_size: int, smoothing: float) -> float:
     return -(right * math.log(right) + (vocab_size - 1) * other * math.log(other))
 
 
-def loss_on_batch(model, src, tgt, smoothing: float) -> tuple[torch.Tensor, int]:
-    """Label-smoothed cross-entropy (Section 5.4) of predicting tgt[1:] from tgt[:-1]."""
+def loss_on_batch(model, src, tgt, smoothing: float, bf16: bool) -> tuple[torch.Tensor, int]:
+    """Label-smoothed cross-entropy (Section 5.4) of predicting tgt[1:] from tgt[:-1]; the
+    forward pass under bfloat16 autocast if asked, the loss in float32."""
     decoder_input, gold = tgt[:, :-1], tgt[:, 1:]
     src_mask = padding_mask(src, PAD_ID)
     tgt_mask = padding_mask(decoder_input, PAD_ID) & subsequent_mask(decoder_input.size(1))
-    out = model(src, decoder_input, src_mask, tgt_mask)
-    logits = model.generator.proj(out.output)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        out = model(src, decoder_input, src_mask, tgt_mask)
+        logits = model.generator.proj(out.output)
     loss = F.cross_entropy(
-        logits.reshape(-1, logits.size(-1)),
+        logits.float().reshape(-1, logits.size(-1)),
         gold.reshape(-1),
         ignore_index=PAD_ID,
         label_smoothing=smoothing,
@@ -104,118 +211,127 @@ def loss_on_batch(model, src, tgt, smoothing: float) -> tuple[torch.Tensor, int]
     return loss, int((gold != PAD_ID).sum())
 
 
-# --- Checkpoints: safetensors for tensors, JSON for the rest, so resuming never unpickles. ----
+# ------------------------------------------------------------------ checkpoints
+# safetensors for tensors, JSON for the rest, so resuming never unpickles.
 
 
-def save_checkpoint(path: Path, model, optimizer, progress: dict) -> None:
+def save_checkpoint(
+    path: Path, model, optimizer, progress: dict, tokenizer: SubwordTokenizer, moments: str
+) -> None:
     path.mkdir(parents=True, exist_ok=True)
-    tensors = {f"model.{k}": v.contiguous() for k, v in model.state_dict().items()}
+    store = torch.bfloat16 if moments == "bf16" else torch.float32
+    tensors = {f"model.{k}": v.detach().clone().contiguous() for k, v in model.state_dict().items()}
     opt = optimizer.state_dict()
     for index, state in opt["state"].items():
         for key, value in state.items():
-            tensors[f"optim.{index}.{key}"] = torch.as_tensor(value).contiguous()
-    # Dropout's random state too, so a resumed run continues exactly as an uninterrupted one.
+            value = torch.as_tensor(value)
+            if value.is_floating_point() and value.dim() > 0:
+                value = value.to(store)
+            tensors[f"optim.{index}.{key}"] = value.clone().contiguous()
+    # dropout's random state too, so a resumed run continues as an uninterrupted one would
     tensors["rng.torch"] = torch.get_rng_state()
-    # Tied weights appear under several names; safetensors stores each storage once.
-    tensors = {k: v.clone() for k, v in tensors.items()}
     save_file(tensors, str(path / "checkpoint.tmp"))
     (path / "checkpoint.tmp").replace(path / "checkpoint.safetensors")
+    (path / "tokenizer.json").write_text(tokenizer.to_json())
     meta = dict(progress, param_groups=opt["param_groups"])
-    (path / "checkpoint.json").write_text(json.dumps(meta, indent=1))
+    (path / "progress.tmp").write_text(json.dumps(meta, indent=1))
+    (path / "progress.tmp").replace(path / "progress.json")
 
 
 def load_checkpoint(path: Path, model, optimizer) -> dict | None:
-    if not (path / "checkpoint.json").exists():
+    if not (path / "progress.json").exists():
         return None
-    meta = json.loads((path / "checkpoint.json").read_text())
+    meta = json.loads((path / "progress.json").read_text())
     tensors = load_file(str(path / "checkpoint.safetensors"))
     model.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
     state: dict[int, dict] = {}
     for name, value in tensors.items():
         if name.startswith("optim."):
             _, index, key = name.split(".", 2)
-            state.setdefault(int(index), {})[key] = value
+            state.setdefault(int(index), {})[key] = value.float() if value.dim() else value
     optimizer.load_state_dict({"state": state, "param_groups": meta.pop("param_groups")})
-    if "rng.torch" in tensors:  # absent from checkpoints written before it was recorded
-        torch.set_rng_state(tensors["rng.torch"])
+    torch.set_rng_state(tensors["rng.torch"])
     return meta
 
 
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m model.train", description=__doc__.split("\n")[0])
-    p.add_argument("--name", default="en-de", help="weights are written as model/weights/NAME.*")
-    p.add_argument("--train-size", type=int, default=200_000, help="generated training pairs")
-    p.add_argument("--data-seed", type=int, default=1)
-    p.add_argument("--test-seed", type=int, default=2, help="seed of the held-out test set")
-    p.add_argument("--test-size", type=int, default=2000)
-    p.add_argument("--long-size", type=int, default=300, help="two-clause sentences to test")
-    p.add_argument("--seed", type=int, default=0, help="seed of initialisation and batch order")
-    p.add_argument("--steps", type=int, default=6000)
-    p.add_argument("--batch-tokens", type=int, default=3000)
-    p.add_argument("--warmup", type=int, default=1000)
-    p.add_argument("--lr-factor", type=float, default=2.0)
-    p.add_argument("--N", type=int, default=6)
-    p.add_argument("--h", type=int, default=8)
-    p.add_argument("--d-model", type=int, default=128)
-    p.add_argument("--d-ff", type=int, default=512)
-    p.add_argument("--dropout", type=float, default=0.1)
-    p.add_argument("--smoothing", type=float, default=0.1)
-    p.add_argument("--checkpoint-every", type=int, default=200)
-    p.add_argument("--log-every", type=int, default=50, help="steps between loss reports")
-    p.add_argument("--run-dir", type=Path, default=Path("runs"), help="where checkpoints live")
-    p.add_argument("--out-dir", type=Path, default=WEIGHTS_DIR)
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
-    args = p.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+def checkpoint_tokenizer(path: Path) -> SubwordTokenizer | None:
+    file = path / "tokenizer.json"
+    return SubwordTokenizer.from_json(file.read_text()) if file.exists() else None
 
-    tokenizer = corpus_tokenizer()
+
+# ------------------------------------------------------------------------ train
+
+
+def build(recipe: Recipe, vocab_size: int) -> tuple[TransformerConfig, torch.nn.Module]:
     config = TransformerConfig(
-        src_vocab=len(tokenizer),
-        tgt_vocab=len(tokenizer),
-        N=args.N,
-        d_model=args.d_model,
-        d_ff=args.d_ff,
-        h=args.h,
-        dropout=args.dropout,
+        src_vocab=vocab_size,
+        tgt_vocab=vocab_size,
+        N=recipe.N,
+        d_model=recipe.d_model,
+        d_ff=recipe.d_ff,
+        h=recipe.h,
+        dropout=recipe.dropout,
         max_len=512,
     )
-    model = make_model(config, seed=args.seed)
+    return config, make_model(config, seed=recipe.seed)
+
+
+def train(
+    recipe: Recipe,
+    checkpoint_dir: Path,
+    minutes: float | None = None,
+    stop_at: int | None = None,
+    workers: int = 2,
+    cache: Path | None = None,
+) -> tuple[torch.nn.Module, SubwordTokenizer, dict, TransformerConfig]:
+    """Train (or go on training) until the recipe's last step, `stop_at`, or `minutes`.
+    `cache`: where this machine keeps the generated training texts between runs."""
+    torch.set_num_threads(recipe.threads)
+    started_at = time.perf_counter()
+    texts = training_texts(recipe.train_size, recipe.data_seed, workers, cache)
+    tokenizer = checkpoint_tokenizer(checkpoint_dir)
+    if tokenizer is None:
+        tokenizer = SubwordTokenizer.train([t for pair in texts for t in pair], recipe.vocab_size)
+    pairs = encode_pairs(texts, tokenizer)
+    config, model = build(recipe, len(tokenizer))
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
-    scheduler_rate = lambda step: rate(step, args.d_model, args.warmup, args.lr_factor)  # noqa: E731
-    run_dir = args.run_dir / args.name
-    progress = load_checkpoint(run_dir, model, optimizer) or {
+    progress = load_checkpoint(checkpoint_dir, model, optimizer) or {
         "step": 0,
         "epoch": 0,
         "batch_in_epoch": 0,
         "seconds": 0.0,
         "tokens": 0,
         "loss_history": [],
+        "sessions": [],
     }
-    if progress["step"]:
-        print(f"resuming from step {progress['step']} ({run_dir})", flush=True)
-
-    examples = corpus.generate(args.train_size, seed=args.data_seed)
-    pairs = encode_pairs(examples, tokenizer)
+    end = min(recipe.steps, stop_at or recipe.steps)
     print(
         f"{len(pairs)} training pairs, vocabulary {len(tokenizer)}, "
-        f"{sum(p.numel() for p in model.parameters()):,} parameters",
+        f"{sum(p.numel() for p in model.parameters()):,} parameters, step {progress['step']} "
+        f"of {recipe.steps} ({checkpoint_dir}), ready in {time.perf_counter() - started_at:.0f} s",
         flush=True,
     )
+    session = {"from_step": progress["step"], "autocast": recipe.autocast}
+    bf16 = recipe.autocast == "bf16"
     model.train()
-    bar = tqdm(total=args.steps, initial=progress["step"], mininterval=10, unit="step")
+    bar = tqdm(total=end, initial=progress["step"], mininterval=10, unit="step")
     window_loss, window_tokens, window_started = 0.0, 0, time.perf_counter()
-    while progress["step"] < args.steps:
-        batches = token_batches(pairs, args.batch_tokens, args.seed + progress["epoch"])
+    last_save = time.perf_counter()
+    deadline = time.perf_counter() + 60 * minutes if minutes else None
+    stopped = False
+    while progress["step"] < end and not stopped:
+        batches = token_batches(pairs, recipe.batch_tokens, recipe.seed + progress["epoch"])
         for batch in batches[progress["batch_in_epoch"] :]:
-            if progress["step"] >= args.steps:
+            if progress["step"] >= end or (deadline and time.perf_counter() > deadline):
+                stopped = progress["step"] < end
                 break
             started = time.perf_counter()
             step = progress["step"] + 1
+            lr = rate(step, recipe.d_model, recipe.warmup, recipe.lr_factor(step))
             for group in optimizer.param_groups:
-                group["lr"] = scheduler_rate(step)
+                group["lr"] = lr
             src, tgt = collate(pairs, batch)
-            loss, n_tokens = loss_on_batch(model, src, tgt, args.smoothing)
+            loss, n_tokens = loss_on_batch(model, src, tgt, recipe.smoothing, bf16)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
@@ -226,49 +342,78 @@ def main(argv: list[str] | None = None) -> None:
             window_loss += loss.item() * n_tokens
             window_tokens += n_tokens
             bar.update(1)
-            if step % args.log_every == 0:
+            if step % recipe.log_every == 0:
                 elapsed = time.perf_counter() - window_started
                 bar.set_postfix(
                     loss=f"{window_loss / window_tokens:.3f}",
                     tok_s=f"{window_tokens / elapsed:.0f}",
-                    lr=f"{scheduler_rate(step):.2e}",
+                    lr=f"{lr:.2e}",
                 )
                 progress["loss_history"].append([step, round(window_loss / window_tokens, 4)])
                 window_loss, window_tokens, window_started = 0.0, 0, time.perf_counter()
-            if step % args.checkpoint_every == 0 or step == args.steps:
-                save_checkpoint(run_dir, model, optimizer, progress)
+            if time.perf_counter() - last_save > 60 * recipe.checkpoint_minutes:
+                save_checkpoint(
+                    checkpoint_dir, model, optimizer, progress, tokenizer, recipe.moments
+                )
+                last_save = time.perf_counter()
         else:
             progress["epoch"] += 1
             progress["batch_in_epoch"] = 0
     bar.close()
-    save_checkpoint(run_dir, model, optimizer, progress)
+    session["to_step"] = progress["step"]
+    progress["sessions"].append(session)
+    save_checkpoint(checkpoint_dir, model, optimizer, progress, tokenizer, recipe.moments)
+    return model, tokenizer, progress, config
 
-    model.eval()
-    print("evaluating on the held-out test set ...", flush=True)
-    metrics = evaluate(model, tokenizer, args.test_size, args.test_seed, args.long_size)
+
+def ship(recipe, model, tokenizer, progress, config, out_dir: Path, metrics: dict) -> Path:
+    """Write the weights (fp16) and their sidecar: config, recipe, tokenizer, history, metrics."""
     sidecar = {
-        "name": args.name,
+        "name": recipe.name,
+        "corpus": "v2",
         "config": asdict(config),
-        "vocabulary": tokenizer.itos,
+        "tokenizer": json.loads(tokenizer.to_json()),
         "training": {
-            "data_seed": args.data_seed,
-            "train_size": args.train_size,
-            "seed": args.seed,
+            "recipe": asdict(recipe),
             "steps": progress["step"],
-            "epochs": round(progress["step"] / max(1, len(batches)), 2),
-            "batch_tokens": args.batch_tokens,
-            "warmup": args.warmup,
-            "lr_factor": args.lr_factor,
-            "label_smoothing": args.smoothing,
+            "epochs": progress["epoch"],
             "target_tokens_seen": progress["tokens"],
             "wall_time_minutes": round(progress["seconds"] / 60, 1),
-            "threads": torch.get_num_threads(),
+            "label_smoothing": recipe.smoothing,
+            "sessions": progress["sessions"],
             "loss_history": progress["loss_history"],
         },
         "metrics": metrics,
     }
-    save_weights(model.state_dict(), args.out_dir / f"{args.name}.safetensors", sidecar)
-    print(json.dumps(metrics, indent=1), flush=True)
+    path = out_dir / f"{recipe.name}.safetensors"
+    save_weights(model.state_dict(), path, sidecar)
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m model.train", description=__doc__.split("\n")[0])
+    p.add_argument("--recipe", type=Path, default=ROOT / "configs" / "en-de.toml")
+    p.add_argument("--minutes", type=float, help="stop at a checkpoint after this much time")
+    p.add_argument("--stop-at", type=int, help="stop at this step (the recipe goes on later)")
+    p.add_argument("--checkpoint-dir", type=Path, help="default: checkpoints/<name>")
+    p.add_argument("--out-dir", type=Path, default=WEIGHTS_DIR)
+    p.add_argument("--workers", type=int, default=2, help="processes generating the data")
+    args = p.parse_args(argv)
+    recipe = Recipe.read(args.recipe)
+    checkpoint_dir = args.checkpoint_dir or ROOT / "checkpoints" / recipe.name
+    model, tokenizer, progress, config = train(
+        recipe, checkpoint_dir, args.minutes, args.stop_at, args.workers, ROOT / "runs" / "data"
+    )
+    if progress["step"] < recipe.steps:
+        print(f"stopped at step {progress['step']} of {recipe.steps}; run again to go on")
+        return
+    from .evaluate import evaluate
+
+    model.eval()
+    print("evaluating on the held-out sets ...", flush=True)
+    metrics = evaluate(model, tokenizer, recipe.test_seed)
+    path = ship(recipe, model, tokenizer, progress, config, args.out_dir, metrics)
+    print(json.dumps(metrics, indent=1), f"\nshipped {path}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,23 +1,39 @@
-"""Training per Section 5: the learning-rate schedule, a tiny run that learns, exact resumption,
-and the shipped-weights checks."""
+"""Training per Section 5: the learning-rate schedule, recipes, a tiny run that learns, exact and
+compact resumption, shipping, and re-scoring."""
 
 import json
 import shutil
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import torch
 from safetensors.torch import load_file
 
-from corpus.v1.grammar import MAX_SENTENCE_TOKENS
 from model.evaluate import main as evaluate_main
 from model.registry import ModelUnavailable, load_trained
-from model.train import main, rate
+from model.subword import SubwordTokenizer
+from model.train import Phase, Recipe, rate, ship, train
 
-TINY = [
-    "--train-size", "300", "--test-size", "4", "--long-size", "2", "--N", "1", "--h", "2",
-    "--d-model", "16", "--d-ff", "32", "--batch-tokens", "400", "--warmup", "4",
-    "--lr-factor", "1.0", "--threads", "1", "--log-every", "5",
-]  # fmt: skip
+ROOT = Path(__file__).parent.parent
+
+TINY = Recipe(
+    name="tiny",
+    train_size=300,
+    vocab_size=300,
+    N=1,
+    h=2,
+    d_model=16,
+    d_ff=32,
+    batch_tokens=400,
+    warmup=4,
+    autocast="fp32",
+    threads=1,
+    moments="fp32",
+    checkpoint_minutes=1000.0,
+    log_every=1,
+    phases=(Phase(20, 1.0), Phase(40, 0.5)),
+)
 
 
 @pytest.mark.parametrize("step", [1, 10, 4000, 4001, 100_000])
@@ -32,65 +48,115 @@ def test_rate_rises_linearly_during_warmup_then_decays():
     assert rate(1600, 128, 400) == pytest.approx(rate(400, 128, 400) / 2)
 
 
-def run_tiny(tmp_path, name, steps, every):
-    main(TINY + ["--name", name, "--steps", str(steps), "--checkpoint-every", str(every),
-                 "--run-dir", str(tmp_path / "runs"), "--out-dir", str(tmp_path / "weights")])  # fmt: skip
-    return tmp_path / "weights" / f"{name}.safetensors"
+def test_phases_set_the_learning_rate_factor():
+    assert [TINY.lr_factor(s) for s in (1, 20, 21, 40, 41)] == [1.0, 1.0, 0.5, 0.5, 0.5]
+    assert TINY.steps == 40
+
+
+def test_the_shipped_recipe_is_the_papers_model_within_the_issues_sizes():
+    recipe = Recipe.read(ROOT / "configs" / "en-de.toml")
+    assert (recipe.N, recipe.h, recipe.smoothing, recipe.dropout) == (6, 8, 0.1, 0.1)
+    assert recipe.d_model <= 256 and recipe.d_ff <= 1024
+    assert [p.until_step for p in recipe.phases] == sorted(p.until_step for p in recipe.phases)
+
+
+def run(tmp: Path, name: str, recipe: Recipe, stop_at: int | None = None):
+    return train(recipe, tmp / name, stop_at=stop_at, workers=1, cache=tmp / "data")
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("train")
-    whole = run_tiny(tmp, "whole", 40, 40)
-    run_tiny(tmp, "resumed", 20, 20)  # stops at step 20, as if interrupted
-    resumed = run_tiny(tmp, "resumed", 40, 20)
-    return tmp, whole, resumed
+    whole = run(tmp, "whole", TINY)
+    run(tmp, "resumed", TINY, stop_at=20)  # stops at step 20, as if the session ended
+    resumed = run(tmp, "resumed", TINY)
+    compact = replace(TINY, moments="bf16")
+    run(tmp, "compact", compact, stop_at=20)
+    compacted = run(tmp, "compact", compact)
+    return tmp, whole, resumed, compacted
 
 
 def test_a_tiny_run_lowers_the_loss(runs):
-    _, whole, _ = runs
-    history = json.loads(whole.with_suffix(".json").read_text())["training"]["loss_history"]
+    _, whole, _, _ = runs
+    history = whole[2]["loss_history"]
     first, last = history[0][1], history[-1][1]
     assert last < first - 0.5, history  # nats per token
 
 
 def test_resuming_from_a_checkpoint_gives_the_uninterrupted_result(runs):
-    _, whole, resumed = runs
-    a, b = load_file(str(whole)), load_file(str(resumed))
-    assert a.keys() == b.keys()
+    _, whole, resumed, _ = runs
+    a, b = whole[0].state_dict(), resumed[0].state_dict()
     for key in a:
         assert torch.equal(a[key], b[key]), key
+    assert resumed[2]["sessions"] == [
+        {"from_step": 0, "autocast": "fp32", "to_step": 20},
+        {"from_step": 20, "autocast": "fp32", "to_step": 40},
+    ]
 
 
-def test_shipped_weights_load_and_a_changed_byte_is_rejected(runs):
-    tmp, whole, _ = runs
-    loaded = load_trained(torch.device("cpu"), whole)
+def test_compact_checkpoint_halves_the_moments_and_resumes_closely(runs):
+    tmp, whole, _, compacted = runs
+    full = load_file(str(tmp / "whole" / "checkpoint.safetensors"))
+    small = load_file(str(tmp / "compact" / "checkpoint.safetensors"))
+    moments = [k for k in full if k.endswith("exp_avg_sq")]
+    assert moments and all(small[k].dtype == torch.bfloat16 for k in moments)
+    assert all(small[k].dtype == torch.float32 for k in small if k.startswith("model."))
+    a, b = whole[0].state_dict(), compacted[0].state_dict()
+    assert any(not torch.equal(a[k], b[k]) for k in a)  # rounded moments change the path ...
+    last = [run[2]["loss_history"][-5:] for run in (whole, compacted)]
+    losses = [sum(loss for _, loss in h) / len(h) for h in last]
+    assert abs(losses[0] - losses[1]) < 0.05, last  # ... but not where it leads
+
+
+def test_the_checkpoint_keeps_the_tokenizer(runs):
+    tmp, whole, _, _ = runs
+    stored = SubwordTokenizer.from_json((tmp / "whole" / "tokenizer.json").read_text())
+    assert stored.itos == whole[1].itos
+
+
+@pytest.fixture(scope="module")
+def shipped(runs):
+    tmp, whole, _, _ = runs
+    model, tokenizer, progress, config = whole
+    return ship(TINY, model, tokenizer, progress, config, tmp / "weights", {"note": "none"})
+
+
+def test_shipped_weights_load_and_a_changed_byte_is_rejected(shipped, tmp_path):
+    loaded = load_trained(torch.device("cpu"), shipped)
     assert loaded.model.config.d_model == 16
-    damaged = tmp / "damaged" / "whole.safetensors"
-    damaged.parent.mkdir()
-    shutil.copy(whole.with_suffix(".json"), damaged.with_suffix(".json"))
-    data = bytearray(whole.read_bytes())
+    assert isinstance(loaded.tokenizer, SubwordTokenizer)
+    sidecar = json.loads(shipped.with_suffix(".json").read_text())
+    assert sidecar["training"]["recipe"]["phases"] == [
+        {"until_step": 20, "lr_factor": 1.0},
+        {"until_step": 40, "lr_factor": 0.5},
+    ]
+    damaged = tmp_path / "tiny.safetensors"
+    shutil.copy(shipped.with_suffix(".json"), damaged.with_suffix(".json"))
+    data = bytearray(shipped.read_bytes())
     data[-3] ^= 0xFF
     damaged.write_bytes(bytes(data))
     with pytest.raises(ModelUnavailable, match="damaged"):
         load_trained(torch.device("cpu"), damaged)
 
 
-def test_rescoring_rewrites_the_metrics_and_leaves_the_weights_loadable(runs, capsys):
-    tmp, whole, _ = runs
-    copy = tmp / "rescored" / "whole.safetensors"
-    copy.parent.mkdir()
-    shutil.copy(whole, copy)
-    shutil.copy(whole.with_suffix(".json"), copy.with_suffix(".json"))
+def test_rescoring_rewrites_the_metrics_and_leaves_the_weights_loadable(shipped, tmp_path, capsys):
+    copy = tmp_path / "tiny.safetensors"
+    shutil.copy(shipped, copy)
+    shutil.copy(shipped.with_suffix(".json"), copy.with_suffix(".json"))
     before = json.loads(copy.with_suffix(".json").read_text())
     evaluate_main(
-        ["--weights", str(copy), "--test-size", "3", "--long-size", "2", "--threads", "1"]
+        ["--weights", str(copy), "--test-size", "4", "--set-size", "2", "--coref-size", "2"]
+        + ["--hand-size", "3", "--threads", "1"]
     )
     after = json.loads(copy.with_suffix(".json").read_text())
     assert after["sha256"] == before["sha256"] and after["training"] == before["training"]
     metrics = after["metrics"]
-    assert metrics["test_set"]["size"] == 3
-    assert metrics["two_clauses"]["size"] == metrics["longer_than_training"]["size"] == 2
-    assert metrics["longer_than_training"]["longest_training_sentence"] == MAX_SENTENCE_TOKENS
+    assert metrics["test_set"]["size"] == 4
+    assert metrics["two_clauses"]["size"] == metrics["longer_than_median"]["size"] == 2
+    assert metrics["hand_checked_v2"]["size"] == 3
+    aer = metrics["alignment_error_rate"]["per_head"]
+    assert len(aer) == 1 and len(aer[0]) == 2 and all(0 <= v <= 1 for v in aer[0])
+    heads = metrics["coreference_heads"]
+    assert heads["links"] >= 2 and len(heads["encoder_self_attention"][0]) == 2
     assert "exact_match" in json.loads(capsys.readouterr().out)["beam4"]
     load_trained(torch.device("cpu"), copy)  # the sha256 still matches

@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import csv
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from corpus import lexicon as lx
 from corpus.generator import MAX_SENTENCE_TOKENS, SENTENCE_KINDS, generate
+from corpus.hand_checked import pairs
 from corpus.parser import translate
 from tests.hand_checked import HAND_CHECKED
 
-HAND_CHECKED_V2 = Path(__file__).parent / "hand_checked_v2.tsv"
 PUNCT = {".", ",", "?", "!"}
 
 
 def _hand_pairs() -> list[tuple[str, str, str]]:
-    with open(HAND_CHECKED_V2, encoding="utf-8", newline="") as f:
-        lines = (line for line in f if line.strip() and not line.startswith("#"))
-        rows = list(csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
-    return [(r["construction"], r["english"], r["german"]) for r in rows]
+    return [(p.construction, p.english, p.german) for p in pairs("v2")]
 
 
 @pytest.fixture(scope="module")

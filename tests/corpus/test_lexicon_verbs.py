@@ -56,7 +56,7 @@ EN_ALLOWED = {
     ("fit", "en_participle"): "American 'has fit' for the size sense, like the past 'fit'",
 }
 
-# Verbs the demo and the hand-written tests (hand_checked_v2.tsv) use: key -> German infinitive.
+# Verbs the demo and the hand-written tests (corpus/data/hand_checked.tsv) use: key -> German infinitive.
 REQUIRED = {
     "see": "sehen", "read": "lesen", "write": "schreiben", "eat": "essen", "drink": "trinken",
     "sleep": "schlafen", "go": "gehen", "come": "kommen", "run": "laufen", "swim": "schwimmen",

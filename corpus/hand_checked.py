@@ -1,0 +1,27 @@
+"""English→German pairs written by hand, independently of the grammar, and checked as German:
+the reference the grammar's parser and the trained translator are both measured against.
+
+`data/hand_checked.tsv` (corpus v2: at least ten pairs of every construction, tagged) and
+`data/hand_checked_v1.tsv` (the first corpus's pairs, kept to show nothing regressed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from corpus.lexicon import DATA_DIR, read_rows
+
+
+@dataclass(frozen=True)
+class HandPair:
+    construction: str  # "" for the v1 pairs, which are not tagged
+    english: str
+    german: str
+
+
+def pairs(version: str = "v2") -> list[HandPair]:
+    name = "hand_checked.tsv" if version == "v2" else "hand_checked_v1.tsv"
+    return [
+        HandPair(r.get("construction", ""), r["english"], r["german"])
+        for r in read_rows(name, DATA_DIR)
+    ]
