@@ -78,6 +78,7 @@ class Trace:
     unknown_words: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()
     timings_ms: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    values: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))  # like keys
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -152,6 +153,7 @@ def run(
         attention = {"encoder_self": _stack(encoded.attention, "weights")}
         queries = {"encoder_self": _stack(encoded.attention, "queries")}
         keys = {"encoder_self": _stack(encoded.attention, "keys")}
+        values = {"encoder_self": _stack(encoded.attention, "values")}
         hidden = _frozen(torch.stack([h[0] for h in encoded.hidden_states]).float().cpu().numpy())
         target_tokens, output, steps = (), "", ()
         if config.is_encoder_decoder:
@@ -180,6 +182,7 @@ def run(
                 attention[kind] = _stack(records, "weights")
                 queries[kind] = _stack(records, "queries")
                 keys[kind] = _stack(records, "keys")
+                values[kind] = _stack(records, "values")
             log_probs = model.generator(decoded.output[0]).float().cpu()
             target_tokens = tuple(loaded.tokenizer.tokens(decoder_input[0].tolist()))
             produced = loaded.tokenizer.tokens(generated)
@@ -207,6 +210,7 @@ def run(
         unknown_words=tokenized.unknown,
         notices=tuple(notices),
         timings_ms=MappingProxyType(timings),
+        values=MappingProxyType(values),
     )
 
 

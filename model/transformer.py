@@ -4,7 +4,8 @@ One readable file, laid out like the paper so the two can be read side by side. 
 post-norm, as in the paper: LayerNorm(x + Dropout(Sublayer(x))).
 
 Every forward method takes a `RunSettings`: the per-call choices a viewer makes (scale of the
-attention logits, heads to ablate, positions on or off). Nothing a caller chooses is stored on
+attention logits, heads to ablate, positions on or off, a window r for restricted self-attention).
+Nothing a caller chooses is stored on
 the modules, so one model object can serve many users at once. Attention weights, queries and
 keys are returned, not hooked, so no state is left behind by a call.
 """
@@ -67,15 +68,28 @@ class RunSettings:
     """Per-call settings. `scale=None` is the paper's 1/sqrt(d_k).
 
     `ablate` holds (kind, layer, head) triples whose head output is replaced by zeros before W^O.
+    `window=r` restricts encoder and decoder self-attention to a neighbourhood: query i attends
+    only to keys j with |i - j| <= r (Section 4, "self-attention could be restricted to
+    considering only a neighborhood of size r"); None is the paper's full self-attention.
+    Encoder-decoder attention is never restricted. The band is one more mask: it composes with
+    the scale and with the decoder's causal mask (Section 3.2.3) as a logical and.
     """
 
     scale: float | None = None
     ablate: frozenset[tuple[str, int, int]] = field(default_factory=frozenset)
     use_positions: bool = True
+    window: int | None = None
 
     def __post_init__(self):
         if self.scale is not None and not (math.isfinite(self.scale) and self.scale > 0):
             raise ValueError(f"the attention scale must be a positive number, got {self.scale}")
+        if self.window is not None and (
+            isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1
+        ):
+            raise ValueError(
+                f"the attention window r must be a whole number of positions >= 1, got "
+                f"{self.window!r}"
+            )
         object.__setattr__(self, "ablate", frozenset(self.ablate))
         for kind, _, _ in self.ablate:
             if kind not in ATTENTION_KINDS:
@@ -83,6 +97,15 @@ class RunSettings:
 
     def heads_to_ablate(self, kind: str, layer: int) -> list[int]:
         return sorted(head for k, lay, head in self.ablate if k == kind and lay == layer)
+
+    def attention_mask(
+        self, kind: str, mask: Tensor | None, n_queries: int, n_keys: int, device=None
+    ) -> Tensor | None:
+        """`mask` (padding or causal, or None) and, for self-attention, the band of `window`."""
+        if self.window is None or kind == "cross":
+            return mask
+        band = band_mask(n_queries, n_keys, self.window, device)
+        return band if mask is None else mask & band
 
 
 DEFAULT_SETTINGS = RunSettings()
@@ -116,11 +139,13 @@ def attention(
 
 
 class AttentionRecord(NamedTuple):
-    """What one attention sub-layer computed: weights [B, h, q, k]; queries and keys [B, h, n, d_k]."""
+    """What one attention sub-layer computed: weights [B, h, q, k]; queries, keys and values
+    [B, h, n, d_k] (Figure 2: Q, K and V of every head, after their projections)."""
 
     weights: Tensor
     queries: Tensor
     keys: Tensor
+    values: Tensor
 
 
 # --- Section 3.2.2: Multi-Head Attention ---------------------------------------------------------
@@ -154,6 +179,7 @@ class MultiHeadedAttention(nn.Module):
         q = self.split_heads(self.w_q(query))
         k = self.split_heads(self.w_k(key))
         v = self.split_heads(self.w_v(value))
+        mask = settings.attention_mask(self.kind, mask, q.size(2), k.size(2), q.device)
         if mask is not None:
             mask = mask.unsqueeze(1)  # same mask for every head
         heads, weights = attention(q, k, v, mask, settings.scale, self.dropout)
@@ -164,7 +190,7 @@ class MultiHeadedAttention(nn.Module):
             heads = heads * keep.view(1, self.h, 1, 1)
         batch, _, length, _ = heads.shape
         concat = heads.transpose(1, 2).reshape(batch, length, self.h * self.d_k)
-        return self.w_o(concat), AttentionRecord(weights, q, k)
+        return self.w_o(concat), AttentionRecord(weights, q, k, v)
 
 
 # --- Section 3.3: Position-wise Feed-Forward Networks --------------------------------------------
@@ -378,6 +404,14 @@ def padding_mask(ids: Tensor, pad_id: int) -> Tensor:
 def subsequent_mask(size: int, device=None) -> Tensor:
     """[1, T, T]: position i may attend to positions <= i only (Section 3.2.3)."""
     return torch.tril(torch.ones(size, size, dtype=torch.bool, device=device)).unsqueeze(0)
+
+
+def band_mask(n_queries: int, n_keys: int, window: int, device=None) -> Tensor:
+    """[1, q, k]: query i may attend to key j only when |i - j| <= window (Section 4, restricted
+    self-attention with a neighbourhood of size r = window around each position)."""
+    i = torch.arange(n_queries, device=device).unsqueeze(1)
+    j = torch.arange(n_keys, device=device).unsqueeze(0)
+    return ((i - j).abs() <= window).unsqueeze(0)
 
 
 class EncoderDecoder(nn.Module):

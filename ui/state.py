@@ -48,9 +48,12 @@ def get_trace(
     ablate: tuple[tuple[str, int, int], ...] = (),
     use_positions: bool = True,
     decoding: str = "greedy",
+    window: int | None = None,
 ) -> Trace:
     """A Trace for these exact inputs; every argument is part of the cache key."""
-    settings = RunSettings(scale=scale, ablate=frozenset(ablate), use_positions=use_positions)
+    settings = RunSettings(
+        scale=scale, ablate=frozenset(ablate), use_positions=use_positions, window=window
+    )
     return run(get_model(name), text, settings, decoding=decoding)
 
 
