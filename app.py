@@ -63,7 +63,7 @@ except InputError as err:
     state.sync_url(url_keys)
     st.stop()
 
-output.render(loaded, trace)
+output.render(loaded, trace, text)
 
 # Each tab's render(ctx) draws it and returns the session keys it mirrors in the URL. Only the
 # open tab runs (lazy tabs), so a change in one view does not redraw the others.

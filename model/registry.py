@@ -10,12 +10,14 @@ import importlib.util
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import Protocol
 
 import torch
 
+from .reference import Reference, subword_reference, word_reference
 from .subword import SubwordTokenizer
 from .tokenizers import Tokenized, WordTokenizer
 from .transformer import EncoderDecoder, TransformerConfig, make_model
@@ -46,6 +48,8 @@ class LoadedModel:
     max_source_tokens: int
     special_tokens: frozenset[str] = frozenset()
     info: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    # what the model's corpus knows about a typed text (reference translation, gold links)
+    reference: Callable[[str], Reference | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -115,13 +119,16 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
         raise ModelUnavailable(f"{err}. Re-train it with `make train`.") from None
     except (KeyError, TypeError, RuntimeError) as err:
         raise ModelUnavailable(f"the weights of {path.name} do not fit the model ({err})") from None
+    max_source_tokens = 64
+    build = subword_reference if isinstance(tokenizer, SubwordTokenizer) else word_reference
     return LoadedModel(
         name="en-de",
-        label="English→German, trained here (6 layers × 8 heads)",
+        label=f"English→German, trained here ({config.N} layers × {config.h} heads)",
         model=_prepare(model, device),
         tokenizer=tokenizer,
         device=device,
-        max_source_tokens=64,
+        max_source_tokens=max_source_tokens,
+        reference=partial(build, tokenizer=tokenizer, max_tokens=max_source_tokens),
         special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
         info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
     )

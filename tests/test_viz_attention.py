@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from model import registry
+from model.reference import Reference
 from model.trace import run
 from viz import export
 from viz.attention import heatmap, overview
@@ -328,6 +329,19 @@ def test_decoding_step_figure_and_alternatives(trace):
     ]
 
 
+# The reference for TEXT, written by hand: word for word, each German word aligned to the
+# English word in the same place.
+HAND_REFERENCE = Reference(
+    "Der kleine Hund sieht den alten Mann.",
+    ("der", "kleine", "Hund", "sieht", "den", "alten", "Mann", "."),
+    tuple((i,) for i in range(8)),
+)
+
+
+def test_no_gold_alignment_without_a_reference(trace):
+    assert gold_alignment(trace, None) is None
+
+
 def test_gold_alignment_exact_when_the_reference_was_written(trace):
     # The reference for TEXT, written by hand: word-for-word, "der kleine Hund sieht den alten
     # Mann ." (each German word aligned to the English word in the same place).
@@ -337,7 +351,7 @@ def test_gold_alignment_exact_when_the_reference_was_written(trace):
         for q, t in zip(("<s>",) + german[:-1], german)
     )
     perfect = dataclasses.replace(trace, steps=steps)
-    gold = gold_alignment(perfect)
+    gold = gold_alignment(perfect, HAND_REFERENCE)
     assert gold.exact
     assert gold.rows == tuple((i,) for i in range(8)) + (None,)
     fig = step_figure(perfect, 0, 2, gold)
@@ -351,6 +365,6 @@ def test_gold_alignment_by_matching_when_the_output_differs(trace):
         dataclasses.replace(trace.steps[0], query_token=q, token=t)
         for q, t in zip(("<s>",) + written[:-1], written)
     )
-    gold = gold_alignment(dataclasses.replace(trace, steps=steps))
+    gold = gold_alignment(dataclasses.replace(trace, steps=steps), HAND_REFERENCE)
     assert not gold.exact
     assert gold.rows == ((0,), (6,), None)  # "Mann" borrows the reference's link to "man"

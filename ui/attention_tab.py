@@ -377,7 +377,7 @@ def _draw_decoding(ctx: state.ViewContext) -> list[str]:
         format_func=lambda t: f"{t + 1}: {steps[t].token}",
         key="step",
     )
-    gold = gold_alignment(trace)
+    gold = gold_alignment(trace, state.get_reference(ctx.name, ctx.text))
     name = f"{ctx.name}-cross-layer{layer + 1}-step{step + 1}"
     attention_column, choice_column = st.columns([3, 2])
     with attention_column:

@@ -4,28 +4,28 @@ from __future__ import annotations
 
 import streamlit as st
 
-from corpus.v1 import grammar as corpus
 from model.registry import LoadedModel
 from model.trace import Trace
 
+from . import state
 from .text import escape_markdown
 
 
-def render(loaded: LoadedModel, trace: Trace) -> None:
+def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
     if trace.output:
         st.markdown("#### Output: " + escape_markdown(trace.output))
-    if loaded.name == "en-de":
-        reference = corpus.translate(list(trace.source_tokens))
+    if loaded.reference is not None:
+        reference = state.get_reference(loaded.name, text)
         if reference is None:
             st.caption(
                 "The corpus grammar cannot generate this English sentence, so there is no "
                 "reference translation to compare with."
             )
         else:
-            verdict = "matches" if reference.german_text == trace.output else "differs from"
+            verdict = "matches" if reference.text == trace.output else "differs from"
             st.caption(
                 f"The model's output {verdict} the grammar's reference: "
-                + escape_markdown(reference.german_text)
+                + escape_markdown(reference.text)
             )
     for notice in trace.notices:
         st.info(escape_markdown(notice))  # notices quote typed words

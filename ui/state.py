@@ -15,6 +15,7 @@ import streamlit as st
 import torch
 
 from model import registry
+from model.reference import Reference
 from model.trace import Trace, run
 from model.transformer import RunSettings
 
@@ -55,6 +56,13 @@ def get_trace(
         scale=scale, ablate=frozenset(ablate), use_positions=use_positions, window=window
     )
     return run(get_model(name), text, settings, decoding=decoding)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def get_reference(name: str, text: str) -> Reference | None:
+    """What the model's corpus knows about `text` (None: nothing, or the model has no corpus)."""
+    loaded = get_model(name)
+    return loaded.reference(text) if loaded.reference is not None else None
 
 
 def url_value(key: str, default: Any, parse: Callable[[str], Any] = str, valid=None) -> Any:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from corpus.v1 import grammar as corpus
+from model.reference import Reference
 from model.tokenizers import EOS_ID, SPECIALS
 from model.trace import Trace
 
@@ -37,14 +37,13 @@ class GoldAlignment:
     exact: bool
 
 
-def gold_alignment(trace: Trace) -> GoldAlignment | None:
-    """The corpus's gold alignment for this source sentence, or None if the grammar lacks it."""
-    positions = [i for i, token in enumerate(trace.source_tokens) if token not in SPECIALS]
-    example = corpus.translate([trace.source_tokens[i] for i in positions])
-    if example is None:
+def gold_alignment(trace: Trace, reference: Reference | None) -> GoldAlignment | None:
+    """The corpus's gold alignment for the decoder's rows, from the model's `reference` for this
+    sentence (None where the grammar does not cover it)."""
+    if reference is None:
         return None
     produced = [step.token for step in trace.steps]
-    german = list(example.german)
+    german = list(reference.target_tokens)
     exact = produced == german or produced == german + [EOS]
     rows: list[tuple[int, ...] | None] = []
     used: set[int] = set()
@@ -59,8 +58,8 @@ def gold_alignment(trace: Trace) -> GoldAlignment | None:
             rows.append(None)
             continue
         used.add(match)
-        rows.append(tuple(positions[e] for e in example.alignment[match]))
-    return GoldAlignment(tuple(rows), example.german, exact)
+        rows.append(reference.alignment[match])
+    return GoldAlignment(tuple(rows), tuple(german), exact)
 
 
 def step_title(trace: Trace, step: int, escape: Callable[[str], str] = safe) -> str:
