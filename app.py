@@ -14,6 +14,7 @@ from ui import (
     heads_tab,
     model_tab,
     output,
+    paper_tab,
     positional_tab,
     scaling_tab,
     state,
@@ -35,6 +36,7 @@ with st.sidebar:
     text = st.text_area("Text", key="text", height=110)
     presentation = st.toggle("Presentation mode (larger fonts)", key="present")
     st.caption(f"Running on: **{default_device().type.upper()}**")
+paper_tab.sidebar_links()
 
 url_keys = ["model", "present"] + (["text"] if len(text) <= URL_TEXT_LIMIT else [])
 try:
@@ -74,6 +76,7 @@ TABS = [
     ("Positional encoding", positional_tab.render),
     ("Scaling 1/√d_k", scaling_tab.render),
     ("Model", model_tab.render),
+    (paper_tab.TAB_LABEL, paper_tab.render),
 ]
 ctx = state.ViewContext(name, loaded, trace, text, decoding, presentation)
 tabs = st.tabs([title for title, _ in TABS], key="tab", on_change="rerun", bind="query-params")

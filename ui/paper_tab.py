@@ -1,0 +1,590 @@
+"""The paper, live: Figures 1 and 2 on the typed sentence, restricted self-attention (Section 4),
+Table 1 measured on this machine, and why queries and keys are projections.
+
+Every view draws from the page's cached Trace or from a Trace with another per-call setting (the
+window r), never from state left on the shared model. The view, kind, layer, head and window are
+session keys mirrored in the URL.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from functools import partial
+
+import streamlit as st
+
+from model.paper import (
+    TIMING_ROUNDS,
+    crossover,
+    max_path_length,
+    output_projection,
+    predicted_crossover,
+    time_sublayers,
+    timing_lengths,
+)
+from viz import paper
+from viz.style import KIND_LABELS
+
+from . import state
+from .text import escape_markdown
+
+TAB_LABEL = "The paper, live"
+# The other tabs Figure 1 opens (their labels in app.py's TABS).
+ATTENTION_TAB, POSITIONAL_TAB, SCALING_TAB = "Attention", "Positional encoding", "Scaling 1/√d_k"
+
+VIEWS = {
+    "fig1": "Figure 1: the model",
+    "fig2": "Figure 2: attention step by step",
+    "restricted": "Restricted self-attention (r)",
+    "table1": "Table 1: cost per layer",
+    "projections": "Why Q and K are projections",
+}
+KEYS = ["paper_view", "paper_kind", "paper_layer", "paper_head", "paper_r"]
+DEFAULT_WINDOW = 2
+
+EXPLANATIONS = {
+    "fig1": """**Figure 1 of the paper, drawn for the model in the sidebar** (Section 3.1). Each
+arrow carries the shape of the tensor it passes for the sentence you typed: n source tokens, m
+decoder inputs (`<s>` and the translation so far), d_model numbers per token, h heads. **Click a
+block**: an attention block opens its heatmap, the ⊕ of positions opens the positional lab,
+"÷√d_k" the scaling lab, "Figure 2" the matrices of that block, "window r" restricted
+self-attention, the feed-forward block Table 1 and the embedding why Q and K are projections.""",
+    "fig2": """**Figure 2 of the paper on your sentence.** Left half: scaled dot-product attention
+(Section 3.2.1, Eq. 1) for one head, every step with its real matrix: QKᵀ, the scale 1/√d_k, the
+mask (decoder self-attention: a query may not see later positions, Section 3.2.3), the softmax
+over each row and the weighted sum of the values. Right half: multi-head attention (Section
+3.2.2): the h heads' outputs side by side, concatenated and multiplied by W^O. Hover for the
+exact numbers. Every matrix here is recomputed from the run's own Q, K and V.""",
+    "restricted": """**Restricted self-attention** (Section 4): "self-attention could be
+restricted to considering only a neighborhood of size r in the input sequence centered around
+the respective output position. This would increase the maximum path length to O(n/r)." Here
+each query sees the keys within r positions (|i − j| ≤ r; in the decoder also j ≤ i): a band
+mask added to the paper's masks, in a separate run of the same model. Encoder-decoder attention
+is not restricted. A layer moves information at most r positions, so token j reaches token i
+after ⌈|i − j|/r⌉ layers instead of 1.""",
+    "table1": """**Table 1** compares layer types by cost per layer, sequential operations and
+the longest path between two positions. Self-attention's cost grows as n²·d (every query against
+every key), the position-wise parts (the projections and the feed-forward network) as n·d²: the
+paper notes self-attention is the cheaper one while n is smaller than d. The measurement times
+the sub-layers of this model's first encoder layer on random inputs of growing length.""",
+    "projections": """**Why queries and keys are projections.** Without W^Q and W^K, attention
+would compare the input vectors themselves: Q = K = V = X. The dot product of a vector with
+itself, |x|², is the largest it can have with any vector of the same length, "so each hidden
+state will be biased towards attending to itself". Left: softmax(XXᵀ/√d_model) on the input of
+the chosen layer; right: the same layer's head with the model's own W^Q and W^K.""",
+}
+
+
+# --- Navigation: the sidebar links and Figure 1's blocks ------------------------------------------
+
+
+def open_view(view: str, kind: str | None = None) -> None:
+    """Callback: open this tab on `view` (and `kind`)."""
+    st.session_state["tab"] = TAB_LABEL
+    st.session_state["paper_view"] = view
+    if kind is not None:
+        st.session_state["paper_kind"] = kind
+
+
+def open_target(target: str) -> None:
+    """Callback: open what a block of Figure 1 stands for (see viz.paper.TARGET_LABELS)."""
+    view, kind = paper.parse_target(target)
+    if view == "attention":
+        st.session_state["tab"] = ATTENTION_TAB
+        st.session_state["view"] = "heatmap"
+        st.session_state["kind"] = kind
+    elif view == "scaling":
+        st.session_state["tab"] = SCALING_TAB
+        st.session_state["scaling_kind"] = kind
+    elif view == "positional":
+        st.session_state["tab"] = POSITIONAL_TAB
+    else:
+        open_view(view, kind)
+
+
+SHORT_LABELS = {
+    "fig1": "Figure 1",
+    "fig2": "Figure 2",
+    "restricted": "window r",
+    "table1": "Table 1",
+    "projections": "why W^Q, W^K",
+}
+
+
+def _jump() -> None:
+    view = st.session_state.get("paper_jump")
+    if view in VIEWS:
+        open_view(view)
+    st.session_state["paper_jump"] = None  # a link, not a choice that stays selected
+
+
+def sidebar_links() -> None:
+    """One click from anywhere on the page to each view of this tab."""
+    st.sidebar.pills(
+        TAB_LABEL,
+        list(VIEWS),
+        format_func=SHORT_LABELS.get,
+        key="paper_jump",
+        on_change=_jump,
+        help="Opens the tab of the paper's figures on this view.",
+    )
+
+
+def _on_figure1_select(chart_key: str) -> None:
+    selection = st.session_state.get(chart_key)
+    points = (selection or {}).get("selection", {}).get("points", [])
+    if not points:
+        return
+    target = points[0].get("customdata")
+    if isinstance(target, list):  # Plotly may hand customdata over as a one-element list
+        target = target[0] if target else None
+    if target is None:
+        return
+    try:
+        open_target(str(target))
+    except ValueError:
+        return
+    # A fresh chart next time: a selection left on the old one would not fire again.
+    st.session_state["paper_fig1_nav"] = st.session_state.get("paper_fig1_nav", 0) + 1
+
+
+# --- The tab ---------------------------------------------------------------------------------------
+
+
+def render(ctx: state.ViewContext) -> list[str]:
+    """Draw the tab; returns the session keys it mirrors in the URL."""
+    trace = ctx.trace
+    kinds = list(trace.kinds)
+    longest = max(len(trace.source_tokens), len(trace.target_tokens), 2)
+    state.url_value("paper_view", "fig1", valid=lambda v: v in VIEWS)
+    state.url_value("paper_kind", kinds[0], valid=lambda v: v in kinds)
+    state.url_value("paper_layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
+    state.url_value("paper_head", 0, int, valid=lambda v: 0 <= v < trace.n_heads)
+    state.url_value(
+        "paper_r", min(DEFAULT_WINDOW, longest - 1), int, valid=lambda v: 1 <= v < longest
+    )
+    view = st.radio(
+        "View", list(VIEWS), format_func=VIEWS.get, horizontal=True, key="paper_view",
+        label_visibility="collapsed",
+    )  # fmt: skip
+    if not ctx.presentation:
+        st.markdown(EXPLANATIONS[view])
+    _DRAW[view](ctx)
+    return KEYS
+
+
+def _controls(ctx: state.ViewContext, kinds: list[str], head: bool = True):
+    """Kind (when there is a choice), layer and head selectors, mirrored in the URL."""
+    trace = ctx.trace
+    columns = st.columns([2, 3, 2])
+    kind = kinds[0]
+    if len(kinds) > 1:
+        if st.session_state["paper_kind"] not in kinds:
+            st.session_state["paper_kind"] = kinds[0]
+        kind = columns[0].selectbox(
+            "Attention kind", kinds, format_func=KIND_LABELS.get, key="paper_kind"
+        )
+    layer = columns[1].select_slider(
+        "Layer",
+        options=list(range(trace.n_layers)),
+        format_func=lambda i: str(i + 1),
+        key="paper_layer",
+    )
+    chosen = None
+    if head:
+        chosen = columns[2].selectbox(
+            "Head", list(range(trace.n_heads)), format_func=lambda h: f"head {h + 1}",
+            key="paper_head",
+        )  # fmt: skip
+    return kind, layer, chosen
+
+
+def _half_width_chars(ctx: state.ViewContext) -> int:
+    """Title characters a line for a figure in half the page. fit_title scales them down for
+    presentation mode's larger font; presentation mode is meant for a wide (1920 px) screen."""
+    return 40 if ctx.presentation else 30
+
+
+def _grid(ctx: state.ViewContext, figures: list[tuple], per_row: int = 3) -> None:
+    """Figures (figure, key) in rows of `per_row` (two in presentation mode)."""
+    per_row = min(per_row, 2) if ctx.presentation else per_row
+    for start in range(0, len(figures), per_row):
+        columns = st.columns(per_row)
+        for column, (figure, key) in zip(columns, figures[start : start + per_row]):
+            state.plot(figure, where=column, key=key)
+
+
+# --- Figure 1 --------------------------------------------------------------------------------------
+
+
+def _draw_figure1(ctx: state.ViewContext) -> None:
+    trace, config = ctx.trace, ctx.loaded.model.config
+    fig = paper.figure1(
+        config,
+        len(trace.source_tokens),
+        len(trace.target_tokens),
+        ctx.loaded.label,
+        presentation=ctx.presentation,
+    )
+    chart_key = f"paper_fig1_{st.session_state.get('paper_fig1_nav', 0)}"
+    st.plotly_chart(
+        fig,
+        key=chart_key,
+        on_select=partial(_on_figure1_select, chart_key),
+        selection_mode="points",
+        theme=None,
+        width="stretch",
+        config={"displayModeBar": False},
+    )
+    targets = _figure1_targets(config.is_encoder_decoder)
+    pick, button = st.columns([4, 1], vertical_alignment="bottom")
+    pick.selectbox(
+        "Or open from here (the same as clicking a block)",
+        list(targets),
+        format_func=targets.get,
+        key="paper_fig1_target",
+    )
+    # The selectbox's value at the click (not when the button was drawn).
+    button.button("Open", on_click=_open_chosen, key="paper_fig1_open")
+    st.caption(
+        "Shapes on the arrows: [rows, columns] for this sentence, e.g. [n, d_model] = "
+        f"[{len(trace.source_tokens)}, {config.d_model}]. The residual connections of each "
+        "Add & Norm (Section 3.1) are not drawn. Dropout is off when the model runs here."
+    )
+
+
+def _open_chosen() -> None:
+    open_target(st.session_state["paper_fig1_target"])
+
+
+def _figure1_targets(encoder_decoder: bool) -> dict[str, str]:
+    kinds = ["encoder_self"] + (["decoder_self", "cross"] if encoder_decoder else [])
+    targets = {}
+    for kind in kinds:
+        targets[f"attention:{kind}"] = f"{KIND_LABELS[kind]}: heatmap (Attention tab)"
+        targets[f"fig2:{kind}"] = f"{KIND_LABELS[kind]}: Figure 2, step by step"
+        targets[f"scaling:{kind}"] = f"{KIND_LABELS[kind]}: the scale 1/√d_k (Scaling tab)"
+        if kind != "cross":
+            targets[f"restricted:{kind}"] = f"{KIND_LABELS[kind]}: restricted to a window r"
+    targets["positional"] = "positional encoding (Positional tab)"
+    targets["table1"] = "feed-forward and Table 1, measured"
+    targets["projections"] = "input embedding: why Q and K are projections"
+    return targets
+
+
+# --- Figure 2 --------------------------------------------------------------------------------------
+
+
+def _draw_figure2(ctx: state.ViewContext) -> None:
+    trace = ctx.trace
+    kind, layer, head = _controls(ctx, list(trace.kinds))
+    pipeline = paper.attention_pipeline(trace, kind, layer, head)
+    label = ctx.loaded.label
+    n, m = len(pipeline.query_tokens), len(pipeline.key_tokens)
+    d_k = pipeline.queries.shape[1]
+    st.markdown("#### Scaled dot-product attention (Figure 2, left; Eq. 1)")
+    st.latex(
+        r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
+        rf",\quad Q\in\mathbb{{R}}^{{{n}\times{d_k}}},\ K, V\in\mathbb{{R}}^{{{m}\times{d_k}}},"
+        rf"\ \tfrac{{1}}{{\sqrt{{{d_k}}}}} = {trace.scale:.4g}"
+    )
+    state.plot(paper.inputs_figure(pipeline, ctx.presentation), key="paper_f2_inputs")
+    chars = _half_width_chars(ctx)
+    steps = [(paper.figure2_diagram(pipeline, ctx.presentation), "paper_f2_diagram")] + [
+        (paper.pipeline_figure(pipeline, step, ctx.presentation, chars), f"paper_f2_step_{step}")
+        for step in paper.PIPELINE_STEPS
+    ]
+    _grid(ctx, steps, per_row=2)
+    drift = float(abs(pipeline.weights - trace.attention[kind][layer, head]).max())
+    notes = [
+        "Steps 1–3 share one colour scale (±max|QKᵀ|), so the scaling shows as a fading.",
+        f"The softmax recomputed here differs from the weights the model used by at most "
+        f"{drift:.1e}.",
+    ]
+    if kind == "cross":
+        notes.append("Encoder-decoder attention has no mask: every query sees all source tokens.")
+    elif kind == "decoder_self":
+        notes.append("Grey: masked, a later position (Section 3.2.3); such cells get weight 0.")
+    st.caption(" ".join(notes))
+
+    st.markdown("#### Multi-head attention (Figure 2, right; Section 3.2.2)")
+    st.latex(
+        r"\mathrm{MultiHead}(Q,K,V)=\mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)W^O,"
+        r"\quad \mathrm{head}_i=\mathrm{Attention}(QW_i^Q,KW_i^K,VW_i^V)"
+    )
+    w_o, b_o = output_projection(ctx.loaded.model, kind, layer)
+    heads = paper.multi_head(trace, kind, layer, w_o, b_o)
+    h, _, d_v = heads.heads.shape
+    where = f"{KIND_LABELS[kind]} · layer {layer + 1}"
+    state.plot(
+        paper.multi_head_figure(
+            heads.heads,
+            pipeline.query_tokens,
+            f"{label} · {where} · the {h} heads' outputs side by side = Concat, "
+            f"[n, h·d_v] = [{n}, {h * d_v}] (head {head + 1} framed)",
+            ctx.presentation,
+            highlight=head,
+        ),
+        key="paper_f2_heads",
+    )
+    state.plot(
+        paper.projected_figure(
+            heads.output,
+            pipeline.query_tokens,
+            f"{label} · {where} · Concat(head_1, …, head_{h}) W^O, "
+            f"[n, d_model] = [{n}, {heads.output.shape[1]}]",
+            ctx.presentation,
+        ),
+        key="paper_f2_output",
+    )
+    st.caption(
+        "This is the attention sub-layer's output, before the residual connection and "
+        "LayerNorm (Add & Norm in Figure 1)."
+    )
+
+
+# --- Restricted self-attention ------------------------------------------------------------------
+
+
+def _draw_restricted(ctx: state.ViewContext) -> None:
+    trace = ctx.trace
+    kinds = [k for k in trace.kinds if k in paper.SELF_KINDS]
+    longest = max(len(trace.source_tokens), len(trace.target_tokens), 2)
+    window = st.slider(
+        "Window r: each query sees the keys within r positions",
+        1,
+        max(longest - 1, 2),
+        key="paper_r",
+    )
+    kind, layer, head = _controls(ctx, kinds)
+    restricted = state.get_trace(ctx.name, ctx.text, decoding=ctx.decoding, window=window)
+    label = ctx.loaded.label
+    chars = _half_width_chars(ctx)
+    left, right = st.columns(2)
+    for column, run, key in ((left, trace, "paper_r_full"), (right, restricted, "paper_r_band")):
+        state.plot(
+            paper.banded_heatmap(run, kind, layer, head, label, ctx.presentation, chars),
+            where=column,
+            key=key,
+        )
+    if trace.output:
+        verdict = "the same as" if restricted.output == trace.output else "different from"
+        st.markdown(
+            f"**Translation with full attention:** {escape_markdown(trace.output)}  \n"
+            f"**With window r = {window}:** {escape_markdown(restricted.output)} ({verdict} "
+            "full attention)"
+        )
+        if kind == "decoder_self":
+            st.caption(
+                "The decoder rows are those of each run's own translation, so the tokens can "
+                "differ between the two heatmaps."
+            )
+    tokens = trace.axis_tokens(kind)[0] if kind == "encoder_self" else restricted.target_tokens
+    n = len(tokens)
+    longest_path = max_path_length(n, window)
+    metrics = st.columns(3)
+    metrics[0].metric(f"Maximum path length, r = {window}", f"{longest_path} layers")
+    metrics[1].metric("With full self-attention", f"{max_path_length(n, None)} layer")
+    metrics[2].metric("Layers in this model (N)", trace.n_layers)
+    if longest_path > trace.n_layers:
+        st.warning(
+            f"With r = {window}, the two ends of this {n}-token sequence are {longest_path} "
+            f"layers apart, more than the model's {trace.n_layers}: through self-attention alone "
+            "they never meet."
+        )
+    left, right = st.columns(2)
+    state.plot(
+        paper.path_length_figure(
+            tokens,
+            window,
+            kind == "decoder_self",
+            trace.n_layers,
+            f"{label} · {KIND_LABELS[kind]} · layers from token j to token i, r = {window}",
+            ctx.presentation,
+            chars,
+        ),
+        where=left,
+        key="paper_r_paths",
+    )
+    state.plot(
+        paper.path_growth_figure(
+            n,
+            sorted({1, 2, 4, window}),
+            trace.n_layers,
+            f"Table 1: maximum path length O(n/r) against O(1), for N = {trace.n_layers} layers",
+            ctx.presentation,
+            line_chars=chars,
+        ),
+        where=right,
+        key="paper_r_growth",
+    )
+    st.caption(
+        "⌈(n − 1)/r⌉: a layer lets position i read positions i − r … i + r, so after L layers "
+        "its receptive field spans L·r positions each way. Our implementation masks the full "
+        "n × n matrix, so it shows the pattern and the path length, not the O(r·n·d) saving."
+    )
+
+
+# --- Table 1 ---------------------------------------------------------------------------------------
+
+_TIMING_LOCK = threading.Lock()
+
+
+@st.cache_resource(show_spinner=False)
+def _timing_store() -> dict:
+    """Measured timings per model, shared by every session of this server (model name -> result)."""
+    return {}
+
+
+def _draw_table1(ctx: state.ViewContext) -> None:
+    trace, config = ctx.trace, ctx.loaded.model.config
+    n = len(trace.source_tokens)
+    window = int(st.session_state["paper_r"])
+    st.markdown(
+        f"**Table 1 of the paper**, each expression evaluated at this sentence's n = {n} and this "
+        f"model's d = d_model = {config.d_model} (k = 3 for a convolution, r = {window} as in the "
+        "restricted view)."
+    )
+    st.dataframe(paper.table1_frame(n, config.d_model, window), hide_index=True, width="stretch")
+    store = _timing_store()
+    lengths = timing_lengths(config.h)
+    measured = store.get(ctx.name)
+    label = "Measure again" if measured else "Measure on this machine"
+    if st.button(
+        f"{label} (n = {lengths[0]} … {lengths[-1]}, {TIMING_ROUNDS} rounds; a few seconds)",
+        key="paper_measure",
+    ):
+        with _TIMING_LOCK, st.spinner("Timing the sub-layers of encoder layer 1…"):
+            measured = time_sublayers(ctx.loaded.model, lengths)
+            store[ctx.name] = (measured, time.strftime("%Y-%m-%d %H:%M:%S"))
+    if not measured:
+        st.info(
+            "Nothing measured yet for this model. The measurement runs only when asked, and its "
+            "result is kept for everyone on this server."
+        )
+        return
+    timings, when = store[ctx.name]
+    title = f"{ctx.loaded.label} · encoder layer 1 · median time per call against n"
+    chars = _half_width_chars(ctx)
+    left, right = st.columns(2)
+    state.plot(
+        paper.timing_figure(timings, title, ctx.presentation, chars),
+        where=left,
+        key="paper_t1_time",
+    )
+    state.plot(
+        paper.ratio_figure(
+            timings,
+            f"{ctx.loaded.label} · encoder layer 1 · time ÷ feed-forward time against n",
+            ctx.presentation,
+            chars,
+        ),
+        where=right,
+        key="paper_t1_ratio",
+    )
+    st.markdown(
+        f"**Measured {when}** on {timings.device}, {timings.threads} thread(s), median of "
+        f"{timings.rounds} interleaved rounds per length after a warm-up ({timings.seconds:.1f} s "
+        "in all). "
+        + _crossover_sentence(timings, "eq1", "Eq. (1)", f"n = d_ff = {config.d_ff}")
+        + " "
+        + _crossover_sentence(
+            timings,
+            "attention",
+            "The whole self-attention sub-layer",
+            f"n = d_ff − 2d = {predicted_crossover(config.d_model, config.d_ff):.0f}",
+        )
+        + f" Table 1's rule of thumb: n = d = {config.d_model}."
+    )
+    st.caption(
+        "Dotted lines: the ratio the multiply-add counts predict (4n²d for Eq. 1, 8nd² for the "
+        "projections, 4nd·d_ff for the feed-forward network). Measured times also include the "
+        "softmax, memory traffic and per-call overhead: at small n the fixed costs dominate, at "
+        "large n the h·n² weights no longer fit the caches. The machine is shared, so absolute "
+        "times drift; the ratios hold better."
+    )
+    st.dataframe(paper.timing_table(timings).round(3), hide_index=True, width="stretch")
+
+
+def _crossover_sentence(timings, part: str, name: str, predicted: str) -> str:
+    ratio = timings.ratio(part)
+    n_star = crossover(timings.lengths, ratio)
+    if n_star is not None:
+        where = f"overtakes the feed-forward sub-layer at n ≈ {n_star:.0f}"
+    elif ratio[0] >= 1:
+        where = f"is already slower than the feed-forward sub-layer at n = {timings.lengths[0]}"
+    else:
+        where = f"stays faster than the feed-forward sub-layer up to n = {timings.lengths[-1]}"
+    return f"{name} {where} (operation count: {predicted})."
+
+
+# --- Why projections -----------------------------------------------------------------------------
+
+
+def _draw_projections(ctx: state.ViewContext) -> None:
+    trace = ctx.trace
+    _, layer, head = _controls(ctx, ["encoder_self"])
+    tokens = trace.source_tokens
+    x = trace.encoder_hidden_states[layer]
+    raw = paper.raw_attention(x)
+    label = ctx.loaded.label
+    source = "the input embeddings" if layer == 0 else f"the output of layer {layer}"
+    chars = _half_width_chars(ctx)
+    raw_figure = paper.raw_heatmap(
+        raw,
+        tokens,
+        f"{label} · encoder, input of layer {layer + 1} ({source}) · raw attention, "
+        "Q = K = V = X: softmax(XXᵀ/√d_model)",
+        ctx.presentation,
+        chars,
+    )
+    learned_figure = paper.banded_heatmap(
+        trace,
+        "encoder_self",
+        layer,
+        head,
+        label,
+        ctx.presentation,
+        chars,
+        note="with the model's W^Q, W^K",
+    )
+    left, right = st.columns(2)
+    state.plot(raw_figure, where=left, key="paper_p_raw")
+    state.plot(learned_figure, where=right, key="paper_p_learned")
+    raw_diagonal = float(paper.diagonal_mean(raw))
+    heads = paper.diagonal_mean(trace.attention["encoder_self"][layer])
+    metrics = st.columns(3)
+    metrics[0].metric("Mean weight on itself, raw X", f"{raw_diagonal:.3f}")
+    metrics[1].metric(f"… head {head + 1} with W^Q, W^K", f"{heads[head]:.3f}")
+    metrics[2].metric("… uniform attention, 1/n", f"{1 / len(tokens):.3f}")
+    left, right = st.columns(2)
+    state.plot(
+        paper.diagonal_figure(
+            raw_diagonal,
+            heads,
+            len(tokens),
+            f"{label} · encoder layer {layer + 1} · mean weight a token puts on itself",
+            ctx.presentation,
+            chars,
+        ),
+        where=left,
+        key="paper_p_diagonal",
+    )
+    with right:
+        st.markdown("**Every layer** (raw attention on the layer's input, against its heads):")
+        st.dataframe(paper.projection_table(trace).round(3), hide_index=True, width="stretch")
+    st.caption(
+        "The raw version uses the scale 1/√d_model, the analogue of 1/√d_k for vectors of "
+        "d_model numbers. With separate W^Q and W^K a head can make q_i·k_i small and another "
+        "token's key large: it chooses what to look at instead of finding itself."
+    )
+
+
+_DRAW = {
+    "fig1": _draw_figure1,
+    "fig2": _draw_figure2,
+    "restricted": _draw_restricted,
+    "table1": _draw_table1,
+    "projections": _draw_projections,
+}
