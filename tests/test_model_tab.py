@@ -12,8 +12,8 @@ from torch.nn import functional as F
 from corpus.v1 import grammar as corpus
 from model.registry import WEIGHTS_DIR
 from model.train import smoothed_loss_floor
-from ui.model_tab import architecture_table, vocabulary_table
-from viz.metrics import alignment_error_grid, metrics_table
+from ui.model_tab import architecture_table, open_head, vocabulary_table
+from viz.metrics import alignment_error_grid, metrics_table, phenomenon_table
 
 METRICS = {
     "test_set": {"size": 2000, "seed": 2},
@@ -28,7 +28,47 @@ def test_metrics_table_has_one_row_per_evaluation_with_percentages():
     table = metrics_table(METRICS)
     assert list(table["sentences"]) == [2000, 2000, 300, 120]
     assert list(table["exact match"]) == ["97.1%", "95.1%", "50.0%", "25.0%"]
-    assert list(table["BLEU (sacrebleu)"]) == [97.1, 96.0, 80.4, 70.2]
+    assert list(table["BLEU (sacrebleu)"]) == ["97.10", "96.00", "80.40", "70.20"]
+
+
+V2_METRICS = {
+    "test_set": {"size": 3000},
+    "beam4": {"exact_match": 0.97, "bleu": 95.5},
+    "two_clauses": {"size": 300, "exact_match": 0.9},
+    "coreference": {"size": 500, "exact_match": 0.8, "pronoun_right": 0.985},
+    "names_and_digits_copied": 0.995,
+    "per_phenomenon": {
+        "past": {"n": 900, "exact_match": 0.99},
+        "relative_object": {"n": 80, "exact_match": 0.85},
+        "copula": {"n": 700, "exact_match": 0.99},
+    },
+}
+
+
+def test_metrics_table_reads_corpus_v2_scores_without_bleu_where_there_is_none():
+    table = metrics_table(V2_METRICS)
+    assert list(table["exact match"]) == ["97.0%", "90.0%", "80.0%", "98.5%", "99.5%"]
+    assert list(table["BLEU (sacrebleu)"]) == ["95.50", "", "", "", ""]
+    assert list(table["sentences"]) == [3000, 300, 500, 500, 3000]
+
+
+def test_phenomenon_table_puts_the_weakest_construction_first():
+    table = phenomenon_table(V2_METRICS)
+    assert list(table["phenomenon"]) == ["relative_object", "copula", "past"]
+    assert list(table["exact match"]) == [85.0, 99.0, 99.0]
+
+
+def test_open_head_sets_the_attention_tabs_view_with_zero_based_widgets(monkeypatch):
+    state: dict = {}
+    monkeypatch.setattr("ui.model_tab.st.session_state", state)
+    open_head("encoder_self", 5, 3)
+    assert state == {
+        "tab": "Attention",
+        "view": "heatmap",
+        "kind": "encoder_self",
+        "layer": 4,
+        "head": 2,
+    }
 
 
 def test_alignment_error_grid_shows_the_values_on_a_fixed_scale():

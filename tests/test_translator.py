@@ -47,7 +47,8 @@ def test_the_best_head_follows_the_gold_alignment(translator):
     result = trace.run(translator, SENTENCE, decoding="beam")
     gold = corpus.translate(SENTENCE)
     assert list(result.source_tokens[: len(gold.english)]) == list(gold.english)
-    weights = result.attention["cross"][best["layer"], best["head"]]  # [target row, source]
+    # the sidecar numbers layers and heads from 1, as people read them
+    weights = result.attention["cross"][best["layer"] - 1, best["head"] - 1]  # [target row, source]
     argmax = np.asarray(weights).argmax(axis=-1)
     # Row j reads target_tokens[j] and produces German token j.
     aligned = [(j, links) for j, links in enumerate(gold.alignment) if links]

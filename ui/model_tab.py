@@ -8,7 +8,13 @@ import streamlit as st
 
 from model.registry import LoadedModel
 from model.train import smoothed_loss_floor
-from viz.metrics import alignment_error_grid, loss_curve, metrics_table
+from viz.metrics import (
+    alignment_error_grid,
+    head_grid,
+    loss_curve,
+    metrics_table,
+    phenomenon_table,
+)
 
 from . import state
 
@@ -39,6 +45,76 @@ def vocabulary_table(loaded: LoadedModel, search: str) -> pd.DataFrame | None:
     return pd.DataFrame(words, columns=["id", "word"])
 
 
+# The head tables a person can open a head from: (sidecar key, attention kind, label).
+HEAD_TABLES = (
+    ("alignment_error_rate", "cross", "word alignment (AER), cross-attention"),
+    ("coreference_heads.encoder_self_attention", "encoder_self", "pronoun → antecedent, encoder"),
+    ("coreference_heads.cross_attention", "cross", "German pronoun → antecedent, cross-attention"),
+)
+
+
+def open_head(kind: str, layer: int, head: int) -> None:
+    """Show this head (1-based numbers, as the tables print them) in the Attention tab."""
+    st.session_state.update(
+        tab="Attention", view="heatmap", kind=kind, layer=layer - 1, head=head - 1
+    )
+
+
+def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
+    loaded = ctx.loaded
+    st.subheader("How well it translates")
+    st.dataframe(metrics_table(metrics), hide_index=True, width="stretch")
+    phenomena = phenomenon_table(metrics)
+    if len(phenomena):
+        with st.expander("Exact match per phenomenon (weakest first)"):
+            st.dataframe(phenomena, hide_index=True, width="stretch", height=320)
+    aer = metrics["alignment_error_rate"]
+    best = aer["best"]
+    score = best.get("value", best.get("aer"))
+    st.markdown(
+        f"Each cross-attention head's argmax alignment against the corpus's gold word "
+        f"alignment, on {aer['sentences']} held-out sentences. Best: layer "
+        f"{best['layer']}, head {best['head']}, AER {score:.3f}."
+    )
+    coref = metrics.get("coreference_heads")
+    grids = [(alignment_error_grid(aer["per_head"], loaded.label, ctx.presentation), "model_aer")]
+    if coref:
+        st.markdown(
+            f"Coreference: for {coref['links']} held-out pronouns, the share whose argmax lands "
+            "on the noun phrase the pronoun stands for: from the English pronoun in encoder "
+            "self-attention, and from the German pronoun in cross-attention. Best: encoder "
+            f"layer {coref['best_encoder']['layer']}, head {coref['best_encoder']['head']} "
+            f"({coref['best_encoder']['value']:.0%}); cross-attention layer "
+            f"{coref['best_cross']['layer']}, head {coref['best_cross']['head']} "
+            f"({coref['best_cross']['value']:.0%})."
+        )
+        for key, title in (
+            ("encoder_self_attention", "encoder self-attention: pronoun → antecedent"),
+            ("cross_attention", "cross-attention: German pronoun → antecedent"),
+        ):
+            fig = head_grid(
+                coref[key], title, "share on the antecedent", loaded.label, ctx.presentation
+            )
+            grids.append((fig, f"model_coref_{key}"))
+    for column, (fig, key) in zip(st.columns(len(grids)), grids):
+        with column:
+            state.plot(fig, key=key)
+    tables = [t for t in HEAD_TABLES if _lookup(metrics, t[0]) is not None]
+    pick = st.columns([3, 1, 1, 2])
+    table = pick[0].selectbox(
+        "Open a head from", tables, format_func=lambda t: t[2], key="model_open_table"
+    )
+    layer = pick[1].selectbox("layer", range(1, loaded.model.config.N + 1), key="model_open_layer")
+    head = pick[2].selectbox("head", range(1, loaded.model.config.h + 1), key="model_open_head")
+    pick[3].button("Open in the Attention tab", on_click=open_head, args=(table[1], layer, head))
+
+
+def _lookup(metrics: dict, path: str):
+    for part in path.split("."):
+        metrics = metrics.get(part) if isinstance(metrics, dict) else None
+    return metrics
+
+
 def render(ctx: state.ViewContext) -> list[str]:
     loaded, trace = ctx.loaded, ctx.trace
     left, right = st.columns(2)
@@ -54,19 +130,7 @@ def render(ctx: state.ViewContext) -> list[str]:
         st.caption(f"Device: {trace.device}")
     metrics = loaded.info.get("metrics")
     if metrics:
-        st.subheader("How well it translates")
-        st.dataframe(metrics_table(metrics), hide_index=True, width="stretch")
-        aer = metrics["alignment_error_rate"]
-        best = aer["best"]
-        st.markdown(
-            f"Each cross-attention head's argmax alignment against the corpus's gold word "
-            f"alignment, on {aer['sentences']} held-out sentences. Best: layer "
-            f"{best['layer'] + 1}, head {best['head'] + 1}, AER {best['aer']:.3f}."
-        )
-        state.plot(
-            alignment_error_grid(aer["per_head"], loaded.label, ctx.presentation),
-            key="model_aer",
-        )
+        _render_metrics(ctx, metrics)
     training = loaded.info.get("training")
     if training:
         with st.expander("How it was trained (Section 5)"):

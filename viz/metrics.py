@@ -8,48 +8,85 @@ import plotly.graph_objects as go
 
 from .style import apply_layout, safe
 
+_EVALUATIONS = (
+    ("beam4", "held-out test set, beam search (4 beams, α=0.6)"),
+    ("greedy", "held-out test set, greedy"),
+    ("two_clauses", "two clauses (coordinated or subordinate), beam"),
+    ("longer_than_median", "longer than the median sentence by half, beam"),
+    ("longer_than_training", "two clauses, longer than any training sentence, beam"),
+    ("coreference", "pronoun sentences: exact match, beam"),
+    ("hand_checked_v2", "sentences written by hand (corpus v2), beam"),
+    ("hand_checked_v1", "sentences written by hand (first corpus), beam"),
+)
+
 
 def metrics_table(metrics: dict) -> pd.DataFrame:
     """One row per test set and decoding method, from the sidecar's `metrics`."""
     rows = []
-    for key, label in (
-        ("beam4", "held-out test set, beam search (4 beams, α=0.6)"),
-        ("greedy", "held-out test set, greedy"),
-        ("two_clauses", "two clauses joined by “and” (no such sentence in training), beam"),
-        ("longer_than_training", "two clauses, longer than any training sentence, beam"),
-    ):
+    for key, label in _EVALUATIONS:
         if key in metrics:
             size = metrics[key].get("size", metrics.get("test_set", {}).get("size"))
+            bleu = metrics[key].get("bleu")
             rows.append(
                 {
                     "evaluation": label,
                     "sentences": size,
                     "exact match": f"{100 * metrics[key]['exact_match']:.1f}%",
-                    "BLEU (sacrebleu)": metrics[key]["bleu"],
+                    "BLEU (sacrebleu)": "" if bleu is None else f"{bleu:.2f}",
                 }
             )
+    if "coreference" in metrics:
+        rows.append(
+            {
+                "evaluation": "pronoun sentences: German pronoun of the right gender and number",
+                "sentences": metrics["coreference"]["size"],
+                "exact match": f"{100 * metrics['coreference']['pronoun_right']:.1f}%",
+                "BLEU (sacrebleu)": "",
+            }
+        )
+    if "names_and_digits_copied" in metrics:
+        rows.append(
+            {
+                "evaluation": "names and digits copied unchanged",
+                "sentences": metrics.get("test_set", {}).get("size"),
+                "exact match": f"{100 * metrics['names_and_digits_copied']:.1f}%",
+                "BLEU (sacrebleu)": "",
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def alignment_error_grid(
-    aer: list[list[float]], model_label: str, presentation: bool = False
-) -> go.Figure:
-    """Layer × head heatmap of each cross-attention head's AER against the gold alignment.
+def phenomenon_table(metrics: dict) -> pd.DataFrame:
+    """Exact match (beam) of the held-out sentences that show each phenomenon, weakest first."""
+    rows = [
+        {"phenomenon": tag, "sentences": v["n"], "exact match": round(100 * v["exact_match"], 1)}
+        for tag, v in metrics.get("per_phenomenon", {}).items()
+    ]
+    table = pd.DataFrame(rows, columns=["phenomenon", "sentences", "exact match"])
+    return table.sort_values(["exact match", "phenomenon"]).reset_index(drop=True)
 
-    Fixed scale 0 (every argmax on a gold link) to 1 (none); reversed so good heads are dark.
-    """
-    z = np.asarray(aer, dtype=float)
+
+def head_grid(
+    values: list[list[float]],
+    title: str,
+    colorbar: str,
+    model_label: str,
+    presentation: bool = False,
+    low_is_good: bool = False,
+) -> go.Figure:
+    """Layer × head heatmap of one score per head on a fixed 0–1 scale; the good end is dark."""
+    z = np.asarray(values, dtype=float)
     layers, heads = z.shape
     fig = go.Figure(
         go.Heatmap(
             z=z,
             x=list(range(1, heads + 1)),
             y=list(range(1, layers + 1)),
-            colorscale="Blues_r",
+            colorscale="Blues_r" if low_is_good else "Blues",
             zmin=0.0,
             zmax=1.0,
-            colorbar={"title": {"text": "AER (lower: closer to the gold alignment)"}},
-            hovertemplate="layer %{y}, head %{x}: AER %{z:.3f}<extra></extra>",
+            colorbar={"title": {"text": colorbar}},
+            hovertemplate="layer %{y}, head %{x}: %{z:.3f}<extra></extra>",
             texttemplate="%{z:.2f}",
             xgap=2,
             ygap=2,
@@ -57,7 +94,7 @@ def alignment_error_grid(
     )
     return apply_layout(
         fig,
-        f"{safe(model_label)} · cross-attention heads: alignment error rate",
+        f"{safe(model_label)} · {title}",
         presentation,
         height=max(380, 60 * layers + 180),
         xaxis={"title": {"text": "head"}, "tickvals": list(range(1, heads + 1))},
@@ -66,6 +103,21 @@ def alignment_error_grid(
             "tickvals": list(range(1, layers + 1)),
             "autorange": "reversed",
         },
+    )
+
+
+def alignment_error_grid(
+    aer: list[list[float]], model_label: str, presentation: bool = False
+) -> go.Figure:
+    """Each cross-attention head's AER against the gold alignment: 0 (every argmax on a gold
+    link) to 1 (none), good heads dark."""
+    return head_grid(
+        aer,
+        "cross-attention heads: alignment error rate",
+        "AER (lower: closer to the gold alignment)",
+        model_label,
+        presentation,
+        low_is_good=True,
     )
 
 
