@@ -17,10 +17,10 @@ import pytest
 import torch
 
 from model import registry
-from model.reference import Reference
+from model.reference import CorefLink, Reference
 from model.trace import run
 from viz import export
-from viz.attention import heatmap, overview
+from viz.attention import coreference_cells, heatmap, overview
 from viz.breakdown import breakdown_figure, breakdown_table
 from viz.decoding import alternatives_figure, gold_alignment, step_figure
 from viz.links import links_figure, select_links
@@ -368,3 +368,43 @@ def test_gold_alignment_by_matching_when_the_output_differs(trace):
     gold = gold_alignment(dataclasses.replace(trace, steps=steps), HAND_REFERENCE)
     assert not gold.exact
     assert gold.rows == ((0,), (6,), None)  # "Mann" borrows the reference's link to "man"
+
+
+# "the small dog sees the old man ." with a made-up pronoun link, written by hand: query 2
+# ("dog") stands for keys 5-6 ("old man"); the German pronoun is reference token 2.
+COREF_REFERENCE = Reference(
+    "Der kleine Hund sieht den alten Mann.",
+    ("der", "kleine", "Hund", "sieht", "den", "alten", "Mann", "."),
+    tuple((i,) for i in range(8)),
+    (CorefLink((2,), (5, 6), (2,)),),
+)
+
+
+def test_coreference_cells_of_the_encoder_are_the_pronoun_row_on_the_antecedent(trace):
+    assert coreference_cells(trace, "encoder_self", COREF_REFERENCE) == [(2, 5), (2, 6)]
+    assert coreference_cells(trace, "decoder_self", COREF_REFERENCE) == []
+    assert coreference_cells(trace, "encoder_self", None) == []
+
+
+def test_cross_attention_marks_only_the_row_that_wrote_the_reference_pronoun(trace):
+    german = COREF_REFERENCE.target_tokens + ("</s>",)
+    steps = tuple(
+        dataclasses.replace(trace.steps[0], query_token=q, token=t)
+        for q, t in zip(("<s>",) + german[:-1], german)
+    )
+    wrote_it = dataclasses.replace(trace, steps=steps)
+    assert coreference_cells(wrote_it, "cross", COREF_REFERENCE) == [(2, 5), (2, 6)]
+    other = steps[:2] + (dataclasses.replace(steps[2], token="Katze"),) + steps[3:]
+    assert (
+        coreference_cells(dataclasses.replace(trace, steps=other), "cross", COREF_REFERENCE) == []
+    )
+
+
+def test_heatmap_outlines_the_marked_cells_exactly(trace):
+    fig = heatmap(trace, "encoder_self", 0, 0, marks=[(2, 5), (2, 6)])
+    boxes = sorted((s.x0, s.x1, s.y0, s.y1) for s in fig.layout.shapes if s.type == "rect")
+    assert boxes == [(4.5, 5.5, 1.5, 2.5), (5.5, 6.5, 1.5, 2.5)]
+    # with "the" hidden, "dog" is row 1 and "old", "man" are columns 3 and 4
+    fig = heatmap(trace, "encoder_self", 0, 0, hidden={"the"}, marks=[(2, 5), (2, 6)])
+    boxes = sorted((s.x0, s.y0) for s in fig.layout.shapes if s.type == "rect")
+    assert boxes == [(2.5, 0.5), (3.5, 0.5)]

@@ -12,6 +12,7 @@ from viz import export
 from viz.attention import (
     MASKED_EXPLANATION,
     OVERVIEW_MAX_TOKENS,
+    coreference_cells,
     head_label,
     heatmap,
     overview,
@@ -213,8 +214,18 @@ def _draw_heatmap(ctx: state.ViewContext) -> list[str]:
     stretch = _stretch_control(ctx)
     hidden = _hidden_tokens(ctx, kind)
     one_head = None if head == HEAD_MEAN else head
+    reference = state.get_reference(ctx.name, ctx.text)
+    marks = coreference_cells(ctx.trace, kind, reference)
     fig = heatmap(
-        ctx.trace, kind, layer, one_head, ctx.loaded.label, stretch, ctx.presentation, hidden
+        ctx.trace,
+        kind,
+        layer,
+        one_head,
+        ctx.loaded.label,
+        stretch,
+        ctx.presentation,
+        hidden,
+        marks,
     )
     name = f"{ctx.name}-{kind}-layer{layer + 1}-" + (
         "mean" if one_head is None else f"head{head + 1}"
@@ -222,9 +233,33 @@ def _draw_heatmap(ctx: state.ViewContext) -> list[str]:
     _chart(ctx, fig, "attention_heatmap", name, top_tokens=ctx.trace.axis_tokens(kind)[1])
     if kind == "decoder_self":
         st.caption(MASKED_EXPLANATION)
+    if marks:
+        _coreference_note(ctx, kind, reference, marks)
     heads = range(ctx.trace.n_heads) if one_head is None else [one_head]
     _downloads(ctx, fig, name, kind, [layer], heads)
     return []
+
+
+def _focus_row(kind: str, row: int) -> None:
+    st.session_state.update(view="links", kind=kind, focus=f"q{row}")
+
+
+def _coreference_note(ctx: state.ViewContext, kind: str, reference, marks) -> None:
+    """Say what the red squares are, and offer the pronoun's row in the token-links view."""
+    queries, keys = ctx.trace.axis_tokens(kind)
+    row = marks[0][0]
+    antecedent = " ".join(keys[k] for q, k in marks if q == row)
+    st.caption(
+        f"Red squares: the words the pronoun “{escape_markdown(queries[row])}” stands for "
+        f"(“{escape_markdown(antecedent)}”), as the grammar that wrote the training data knows "
+        "it. A head that resolves the pronoun puts its weight there."
+    )
+    st.button(
+        f"Focus the row of “{queries[row]}” (token links)",
+        on_click=_focus_row,
+        args=(kind, row),
+        key="focus_pronoun",
+    )
 
 
 def _open_head(layer: int, head: int) -> None:

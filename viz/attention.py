@@ -15,6 +15,7 @@ from model.trace import Trace
 
 from .style import (
     ATTENTION_COLORSCALE,
+    GOLD_COLOR,
     KIND_LABELS,
     MASKED_COLOR,
     PRESENTATION_SCALE,
@@ -127,13 +128,17 @@ def heatmap(
     stretch: bool = False,
     presentation: bool = False,
     hidden: Collection[str] = (),
+    marks: Collection[tuple[int, int]] = (),
 ) -> go.Figure:
     """Queries down, keys across. Causally masked cells are left empty (grey), not drawn as 0.
 
     The colour scale is fixed to 0..1 so heads can be compared; `stretch` maps 0..max instead.
     Tokens in `hidden` (e.g. [CLS], [SEP]) are left out and the rows renormalised, as the title says.
+    `marks` (query, key) cells are outlined in red: the gold antecedent of a pronoun.
     """
     queries, keys = trace.axis_tokens(kind)
+    kept_q = [i for i, t in enumerate(queries) if t not in set(hidden)]
+    kept_k = [j for j, t in enumerate(keys) if t not in set(hidden)]
     weights = head_weights(trace, kind, layer, head)
     title = head_title(trace, kind, layer, head, model_label or trace.model)
     present = sorted({t for t in queries + keys if t in set(hidden)})
@@ -167,6 +172,18 @@ def heatmap(
                 ygap=1 if len(queries) <= 64 else 0,
             )
         )
+    for q, k in marks:
+        if q in kept_q and k in kept_k:
+            row, column = kept_q.index(q), kept_k.index(k)
+            fig.add_shape(
+                type="rect",
+                x0=column - 0.5,
+                x1=column + 0.5,
+                y0=row - 0.5,
+                y1=row + 0.5,
+                line={"color": GOLD_COLOR, "width": 3},
+                fillcolor="rgba(0,0,0,0)",
+            )
     size = max(420, min(900, 34 * max(len(queries), len(keys)) + 200))
     apply_layout(
         fig,
@@ -178,6 +195,29 @@ def heatmap(
         yaxis=token_axis("query (attending)", q_labels, autorange="reversed"),
     )
     return fig
+
+
+def coreference_cells(trace: Trace, kind: str, reference) -> list[tuple[int, int]]:
+    """(query, key) cells where a pronoun meets the noun phrase it stands for, from the model's
+    `reference` (a `model.reference.Reference`): the English pronoun's row in encoder
+    self-attention; in cross-attention the row that wrote the German pronoun, when the model
+    wrote it where the reference has it."""
+    if reference is None:
+        return []
+    cells = []
+    for link in reference.coreference:
+        if kind == "encoder_self":
+            rows = list(link.source_pronoun)
+        elif kind == "cross":
+            rows = [
+                j
+                for j in link.target_pronoun
+                if j < len(trace.steps) and trace.steps[j].token == reference.target_tokens[j]
+            ]
+        else:
+            rows = []
+        cells += [(q, k) for q in rows for k in link.source_antecedent]
+    return cells
 
 
 def mosaic(blocks: np.ndarray) -> np.ndarray:

@@ -18,10 +18,9 @@ from model.tokenizers import EOS_ID, SPECIALS
 from model.trace import Trace
 
 from .attention import token_axis, token_categories
-from .style import ATTENTION_COLORSCALE, KIND_LABELS, apply_layout, safe
+from .style import ATTENTION_COLORSCALE, GOLD_COLOR, KIND_LABELS, apply_layout, safe
 
 EOS = SPECIALS[EOS_ID]
-GOLD_COLOR = "#d62728"
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ PRESENTATION_SCALE = 1.4
 # Titles wrap at this many characters, so a figure fits half the page at the usual title size.
 TITLE_LINE_CHARS = 44
 # Attention weights are probabilities: one fixed sequential scale from 0 to 1, white to dark blue.
+# Gold links from the corpus (word alignment, a pronoun's antecedent) are outlined in this red.
+GOLD_COLOR = "#d62728"
 ATTENTION_COLORSCALE = "Blues"
 # Signed quantities (positional encodings, dot products): diverging, white at zero.
 SIGNED_COLORSCALE = "RdBu_r"
