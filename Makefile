@@ -32,6 +32,7 @@ test: $(TEST_STAMP)
 	bash scripts/ensure-chromium.sh
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	PYTHONPATH=. $(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 # Trains the English→German model of configs/en-de.toml on corpus v2, resuming from the
