@@ -58,7 +58,6 @@ STATIVE = frozenset(
 )
 # Prepositions of place that a "there is" sentence or a copula takes.
 PLACE_PREPS = ("in", "on", "under", "behind", "next to", "in front of", "near")
-_WH_ADVERBS = ("where", "when", "why", "how")
 
 
 def _weighted(rng: random.Random, options: dict[str, float]) -> str:

@@ -360,7 +360,6 @@ def _pp(b: _Builder, pp: PP, motion: bool) -> _Phrase:
 
 
 # English do-support and auxiliaries, by tense: (positive, negative contracted)
-_DO = {"present": ("do", "does"), "past": ("did", "did")}
 _NEG_CONTRACTED = {
     "do": "don't",
     "does": "doesn't",

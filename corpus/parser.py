@@ -387,23 +387,22 @@ class _Parser:
         wh_adverb = tok if tok in lx.WH_ADVERBS else None
         wh_object = tok if tok in ("who", "whom", "what") else None
         start = i + 1 if (wh_adverb or wh_object) else i
-        for n in (1,):
-            front = tuple(self.t[start : start + n])
-            if self.at(start + n) == "there":
-                for person in (2, 5):
-                    for fields, k in self.verb_group(start + n + 1, person, front, there=True):
-                        for f2, k2 in self._there_np(fields, k):
-                            c = Clause(None, question=True, **f2)
-                            yield from self.rest(c, k2, sub=False)
-                continue
-            for subj, j in self.np(start + n):
-                for fields, k in self.verb_group(j, grammar._person(subj), front):
-                    c = Clause(subj, question=wh_adverb is None and wh_object is None, **fields)
-                    if wh_adverb:
-                        c = replace(c, wh=wh_adverb)
-                    if wh_object:
-                        c = replace(c, obj=NP(wh="who" if wh_object == "whom" else wh_object))
-                    yield from self.rest(c, k, sub=False)
+        # the auxiliary is one word ("does", "is", "can"); "there" may stand for the subject
+        front = tuple(self.t[start : start + 1])
+        if self.at(start + 1) == "there":
+            for person in (2, 5):
+                for fields, k in self.verb_group(start + 2, person, front, there=True):
+                    for f2, k2 in self._there_np(fields, k):
+                        yield from self.rest(Clause(None, question=True, **f2), k2, sub=False)
+            return
+        for subj, j in self.np(start + 1):
+            for fields, k in self.verb_group(j, grammar._person(subj), front):
+                c = Clause(subj, question=wh_adverb is None and wh_object is None, **fields)
+                if wh_adverb:
+                    c = replace(c, wh=wh_adverb)
+                if wh_object:
+                    c = replace(c, obj=NP(wh="who" if wh_object == "whom" else wh_object))
+                yield from self.rest(c, k, sub=False)
 
     def imperative(self, i: int) -> Iterator[tuple[Clause, int]]:
         please = self.at(i) == "please"
