@@ -67,6 +67,7 @@ def test_figure2_matrices_equal_an_independent_recomputation(request, which, kin
         np.testing.assert_allclose(p.output, output.numpy(), atol=1e-10)
         # And the softmax is what the model itself computed in float32.
         np.testing.assert_allclose(p.weights, trace.attention[kind][layer, head], atol=2e-6)
+        assert paper.softmax_drift(trace, p) < 2e-6
 
 
 def test_multi_head_output_equals_the_models_sublayer(untrained, untrained_trace):

@@ -46,7 +46,8 @@ DEFAULT_WINDOW = 2
 EXPLANATIONS = {
     "fig1": """**Figure 1 of the paper, drawn for the model in the sidebar** (Section 3.1). Each
 arrow carries the shape of the tensor it passes for the sentence you typed: n source tokens, m
-decoder inputs (`<s>` and the translation so far), d_model numbers per token, h heads. **Click a
+decoder inputs (`<s>` and the translation so far; a model with a decoder), d_model numbers per
+token, h heads. **Click a
 block**: an attention block opens its heatmap, the ⊕ of positions opens the positional lab,
 "÷√d_k" the scaling lab, "Figure 2" the matrices of that block, "window r" restricted
 self-attention, the feed-forward block Table 1 and the embedding why Q and K are projections.""",
@@ -120,7 +121,7 @@ def _jump() -> None:
 
 
 def sidebar_links() -> None:
-    """One click from anywhere on the page to each view of this tab."""
+    """One click from anywhere on the page to each view of this tab (pills that act as links)."""
     st.sidebar.pills(
         TAB_LABEL,
         list(VIEWS),
@@ -296,7 +297,7 @@ def _draw_figure2(ctx: state.ViewContext) -> None:
         for step in paper.PIPELINE_STEPS
     ]
     _grid(ctx, steps, per_row=2)
-    drift = float(abs(pipeline.weights - trace.attention[kind][layer, head]).max())
+    drift = paper.softmax_drift(trace, pipeline)
     notes = [
         "Steps 1–3 share one colour scale (±max|QKᵀ|), so the scaling shows as a fading.",
         f"The softmax recomputed here differs from the weights the model used by at most "
@@ -457,7 +458,7 @@ def _draw_table1(ctx: state.ViewContext) -> None:
     ):
         with _TIMING_LOCK, st.spinner("Timing the sub-layers of encoder layer 1…"):
             measured = time_sublayers(ctx.loaded.model, lengths)
-            store[ctx.name] = (measured, time.strftime("%Y-%m-%d %H:%M:%S"))
+            store[ctx.name] = (measured, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
     if not measured:
         st.info(
             "Nothing measured yet for this model. The measurement runs only when asked, and its "
@@ -534,8 +535,7 @@ def _draw_projections(ctx: state.ViewContext) -> None:
     raw_figure = paper.raw_heatmap(
         raw,
         tokens,
-        f"{label} · encoder, input of layer {layer + 1} ({source}) · raw attention, "
-        "Q = K = V = X: softmax(XXᵀ/√d_model)",
+        f"{label} · encoder layer {layer + 1}, raw: Q = K = V = X, its input ({source})",
         ctx.presentation,
         chars,
     )

@@ -492,6 +492,12 @@ def attention_pipeline(trace: Trace, kind: str, layer: int, head: int) -> Pipeli
     )  # fmt: skip
 
 
+def softmax_drift(trace: Trace, pipeline: Pipeline) -> float:
+    """Largest difference between the recomputed softmax and the weights the model used."""
+    used = trace.attention[pipeline.kind][pipeline.layer, pipeline.head]
+    return float(np.abs(pipeline.weights - used).max())
+
+
 @dataclass(frozen=True)
 class MultiHead:
     """Figure 2 (right) for one layer: every head's output, their concatenation and W^O."""
@@ -688,7 +694,11 @@ def inputs_figure(pipeline: Pipeline, presentation: bool = False) -> go.Figure:
             row=1,
             col=col,
         )
-        fig.update_xaxes(title={"text": "dimension"}, type="category", row=1, col=col)
+        step = max(1, matrix.shape[1] // 4)
+        ticks = [str(d) for d in range(1, matrix.shape[1] + 1, step)]
+        fig.update_xaxes(
+            title={"text": "dimension"}, type="category", tickvals=ticks, row=1, col=col
+        )
         axis = token_axis("token" if col == 1 else "", rows, autorange="reversed")
         fig.update_yaxes(axis, row=1, col=col)
     f = _factor(presentation)
