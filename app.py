@@ -20,7 +20,7 @@ from ui import (
     state,
 )
 
-DEFAULT_TEXT = "the small dog sees the old man ."
+DEFAULT_TEXT = "The small dog sees the old man."  # as people write it
 URL_TEXT_LIMIT = 2000  # longer texts stay out of the URL, which browsers cap in length
 
 st.set_page_config(page_title="Attention Atlas", layout="wide")

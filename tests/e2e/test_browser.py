@@ -21,7 +21,7 @@ from tests.e2e.harness import ACTIVE_PANEL, EXCEPTION
 pytestmark = pytest.mark.browser
 
 SCREENSHOTS = harness.ROOT / "docs" / "screenshots"
-DEFAULT_TEXT = "the small dog sees the old man ."
+DEFAULT_TEXT = "The small dog sees the old man."  # as people write it
 TYPED = "the old man sees the small dog ."
 VIEWPORT = {"width": 1400, "height": 1000}
 
