@@ -998,6 +998,21 @@ def path_length_figure(
     return fig
 
 
+LEGEND_ROW_PX = 30
+
+
+def _legend_below(fig: go.Figure, presentation: bool) -> dict:
+    """Layout for a legend in the bottom margin (container coordinates), one entry a row, so it
+    covers neither the plot nor the x axis: the legend and margin settings."""
+    f = _factor(presentation)
+    rows = sum(1 for trace in fig.data if trace.showlegend is not False)
+    legend_px = round(rows * LEGEND_ROW_PX * f)
+    return {
+        "legend": {"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
+        "margin": {"b": legend_px + round(110 * f)},
+    }
+
+
 def path_growth_figure(
     n_tokens: int,
     windows: Sequence[int],
@@ -1045,18 +1060,10 @@ def path_growth_figure(
         fig,
         title,
         presentation,
-        height=round((440 + 30 * (len(set(windows)) + 2)) * _factor(presentation)),
+        height=round((520 + LEGEND_ROW_PX * (len(set(windows)) + 2)) * _factor(presentation)),
         xaxis={"title": {"text": "sequence length n (tokens)"}},
         yaxis={"title": {"text": "maximum path length (layers)"}, "rangemode": "tozero"},
-        legend={
-            "orientation": "h",
-            "yanchor": "top",
-            "y": -0.2,
-            "x": 0,
-            "entrywidth": 1,
-            "entrywidthmode": "fraction",
-        },
-        margin={"b": round((90 + 30 * (len(set(windows)) + 2)) * _factor(presentation))},
+        **_legend_below(fig, presentation),
     )
     return fit_title(fig, max_chars=line_chars)
 
@@ -1093,19 +1100,6 @@ SHORT_PARTS = {
     "attention": "whole self-attention sub-layer",
     "ffn": "feed-forward, Eq. (2): n·d·d_ff",
 }
-LEGEND_ROW_PX = 30
-
-
-def _legend_below(fig: go.Figure, presentation: bool) -> dict:
-    """Layout for a legend in the bottom margin (container coordinates), one entry a row, so it
-    covers neither the plot nor the x axis: the legend and margin settings."""
-    f = _factor(presentation)
-    rows = sum(1 for trace in fig.data if trace.showlegend is not False)
-    legend_px = round(rows * LEGEND_ROW_PX * f)
-    return {
-        "legend": {"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
-        "margin": {"b": legend_px + round(110 * f)},
-    }
 
 
 def _vertical(

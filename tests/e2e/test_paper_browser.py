@@ -64,10 +64,13 @@ def click_block(page, hover_fragment: str) -> None:
         point.scroll_into_view_if_needed()
         box = point.bounding_box()
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(1, 1)  # away first, so no label of another block is still shown
+        page.wait_for_function("() => !document.querySelector('.hoverlayer .hovertext')")
         page.mouse.move(x, y)
-        hover = page.locator(".hoverlayer .hovertext")
-        hover.first.wait_for(timeout=10_000)
-        if hover_fragment in hover.first.text_content():
+        page.wait_for_function(
+            "() => document.querySelector('.hoverlayer .hovertext')?.textContent.includes('Click')"
+        )
+        if hover_fragment in page.locator(".hoverlayer .hovertext").first.text_content():
             page.mouse.click(x, y)
             return
     raise AssertionError(f"no block of Figure 1 says {hover_fragment!r}")
