@@ -231,7 +231,7 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         ids = b.en(name.en)
         b.tags.add("name_person" if name.kind == "person" else "name_place")
         phrase = _Phrase(ids, [(name.de, tuple(ids))], np_gender(lex, np))
-        return _with_relative(b, np, phrase, case)
+        return _with_relative(b, np, phrase)
 
     noun = lex.noun(np.noun)  # type: ignore[arg-type]
     g = "pl" if np.plural else noun.gender
@@ -314,10 +314,12 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
     if noun.mass:
         b.tags.add("mass_noun")
     phrase.de.append((de_noun, tuple(noun_ids)))
-    return _with_relative(b, np, phrase, case)
+    return _with_relative(b, np, phrase)
 
 
-def _with_relative(b: _Builder, np: NP, phrase: _Phrase, case: str) -> _Phrase:
+def _with_relative(b: _Builder, np: NP, phrase: _Phrase) -> _Phrase:
+    """The head noun phrase followed by its relative clause: "der Mann, der das Buch liest,"
+    (the relative pronoun takes the head's gender and number and its own clause's case)."""
     if np.relative is None:
         return phrase
     rel = np.relative
