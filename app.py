@@ -17,6 +17,7 @@ from ui import (
     paper_tab,
     positional_tab,
     scaling_tab,
+    scenes,
     state,
 )
 
@@ -34,11 +35,12 @@ with st.sidebar:
     name = st.selectbox("Model", names, format_func=lambda n: MODELS[n].label, key="model")
     st.caption(MODELS[name].summary)
     text = st.text_area("Text", key="text", height=110)
+    scene_keys = scenes.sidebar()
     presentation = st.toggle("Presentation mode (larger fonts)", key="present")
     st.caption(f"Running on: **{default_device().type.upper()}**")
 paper_tab.sidebar_links()
 
-url_keys = ["model", "present"] + (["text"] if len(text) <= URL_TEXT_LIMIT else [])
+url_keys = ["model", "present"] + (["text"] if len(text) <= URL_TEXT_LIMIT else []) + scene_keys
 try:
     loaded = state.get_model(name)
 except (ModelUnavailable, WeightsError) as err:
