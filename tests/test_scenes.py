@@ -6,6 +6,7 @@ import importlib
 import pkgutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
@@ -13,6 +14,8 @@ from streamlit.testing.v1 import AppTest
 import ui
 from model import registry
 from model.registry import MODELS, ModelEntry, ModelUnavailable
+from model.trace import run
+from model.transformer import RunSettings
 from ui import scenes, state
 from ui.scenes import Scene, SceneError, apply_scene, fit_problems, neighbours, parse_scenes
 
@@ -67,6 +70,40 @@ def test_every_shipped_scene_fits_its_model(step, loaded_models):
     assert tokenized.truncated_from is None
     if scene.model == "en-de":  # a sentence the translator can read: every word in its vocabulary
         assert tokenized.unknown == ()
+
+
+# The weights the shipped notes quote, measured on MiniLM: (title, query, key, layer, head, weight),
+# layer and head from 1. A change of weights or tokenizer that makes a note wrong fails here.
+QUOTED = [
+    ("A pronoun and its antecedent: tired", "it", "animal", 4, 2, 0.68),
+    ("The same pronoun, the other antecedent: wide", "it", "animal", 4, 2, 0.28),
+    ("Long-distance heads on a pretrained encoder", "are", "keys", 4, 2, 0.88),
+    ("Paper, Figure 3: long-distance dependency", "making", "difficult", 6, 10, 0.48),
+    ("Paper, Figures 4 and 5: anaphora", "its", "law", 4, 2, 0.80),
+]
+
+
+@pytest.mark.parametrize("title, query, key, layer, head, weight", QUOTED)
+def test_the_weights_a_note_quotes_are_the_models(title, query, key, layer, head, weight, minilm):
+    [scene] = [s for s in scenes.load_scenes() if s.title == title]
+    assert f"{weight:.2f}" in scene.note
+    assert (scene.layer, scene.head) == (layer, head)
+    trace = run(minilm, scene.text, RunSettings())
+    tokens = list(trace.source_tokens)
+    attention = np.asarray(trace.attention["encoder_self"])
+    measured = attention[layer - 1, head - 1, tokens.index(query), tokens.index(key)]
+    assert measured == pytest.approx(weight, abs=0.006)
+
+
+def test_no_head_moves_it_onto_the_street(minilm):
+    """The "wide" note says no head of MiniLM gives 'street' more than 0.24 from 'it'."""
+    [scene] = [s for s in scenes.load_scenes() if s.text.endswith("too wide.")]
+    assert "0.24 at most" in scene.note
+    trace = run(minilm, scene.text, RunSettings())
+    tokens = list(trace.source_tokens)
+    attention = np.asarray(trace.attention["encoder_self"])
+    strongest = attention[:, :, tokens.index("it"), tokens.index("street")].max()
+    assert strongest == pytest.approx(0.24, abs=0.006)
 
 
 # --- Checking a file -------------------------------------------------------------------------------
