@@ -340,10 +340,14 @@ def test_a_scene_whose_model_cannot_load_gives_a_message(lesson_page, tmp_path, 
 
 
 def test_a_broken_scenes_file_leaves_the_page_working(lesson_page, tmp_path):
-    (tmp_path / "lesson.toml").write_text("[[scene]]\ntitle = 'x'\n", encoding="utf-8")
+    (tmp_path / "lesson.toml").write_text(
+        "[[scene]]\ntitle = 'x'\nmodel = '**gpt**'\ntext = 'A.'\n", encoding="utf-8"
+    )
     at = lesson_page()
     assert not at.exception
-    assert any("'model' is required" in e.value for e in at.sidebar.error)
+    [error] = [e.value for e in at.sidebar.error]
+    assert "does not exist" in error
+    assert "\\*\\*gpt\\*\\*" in error  # the file's text, escaped: not Markdown bold
     assert at.text_area(key="text").value  # the page went on
 
 

@@ -203,7 +203,8 @@ def sidebar(path: Path | None = None) -> list[str]:
     try:
         scenes = load_scenes(path or SCENES_FILE)
     except SceneError as err:
-        st.error(f"The demo scenes cannot be shown: {err}")
+        # The message quotes the file, which is data: shown as text, never as Markdown.
+        st.error(f"The demo scenes cannot be shown: {escape_markdown(str(err))}")
         return []
     state.url_value("scene", None, int, valid=lambda v: v is None or 1 <= v <= len(scenes))
     st.selectbox(
