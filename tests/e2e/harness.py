@@ -186,6 +186,27 @@ def wait_idle(page, timeout_ms: int = RENDER_TIMEOUT_MS) -> None:
     )
 
 
+def wait_drawn(page, charts: int = 1, timeout_ms: int = RENDER_TIMEOUT_MS) -> None:
+    """Until the page has run its script, the open tab shows at least `charts` Plotly charts, all
+    drawn, and no table or chart is still a skeleton. After `page.goto` the status widget has
+    not appeared yet, so the open tab's panel is awaited first."""
+    page.locator(ACTIVE_PANEL).first.wait_for(timeout=timeout_ms)
+    wait_idle(page, timeout_ms)
+    page.wait_for_function(
+        """([sel, wanted]) => {
+            const panel = document.querySelector(sel);
+            if (!panel) return false;
+            const charts = [...panel.querySelectorAll('[data-testid="stPlotlyChart"]')];
+            const tables = [...panel.querySelectorAll('[data-testid="stDataFrame"]')];
+            return charts.length >= wanted && charts.every(c => c.querySelector('.main-svg'))
+                && tables.every(t => t.querySelector('canvas'))
+                && !panel.querySelector('[data-testid="stSkeleton"]');
+        }""",
+        arg=[ACTIVE_PANEL, charts],
+        timeout=timeout_ms,
+    )
+
+
 def active_panel(page):
     return page.locator(ACTIVE_PANEL)
 

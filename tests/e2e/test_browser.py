@@ -55,23 +55,6 @@ def assert_clean(page, watch) -> None:
     assert watch.problems() == []
 
 
-def wait_charts_drawn(page) -> None:
-    """Until every Plotly chart and table in the visible tab has been drawn."""
-    page.wait_for_function(
-        """(sel) => {
-            const panel = document.querySelector(sel);
-            if (!panel) return false;
-            const charts = [...panel.querySelectorAll('[data-testid="stPlotlyChart"]')];
-            const tables = [...panel.querySelectorAll('[data-testid="stDataFrame"]')];
-            return charts.every(c => c.querySelector('.main-svg'))
-                && tables.every(t => t.querySelector('canvas'))
-                && !panel.querySelector('[data-testid="stSkeleton"]');
-        }""",
-        arg=ACTIVE_PANEL,
-        timeout=harness.RENDER_TIMEOUT_MS,
-    )
-
-
 def test_tour_of_every_control_and_tab(server, browser):
     """Type, switch model, layer, head, kind and every tab; tokens and titles follow each change."""
     context = browser.new_context(viewport=VIEWPORT)
@@ -154,7 +137,7 @@ def test_tour_of_every_control_and_tab(server, browser):
             timeout=harness.RENDER_TIMEOUT_MS
         )
         harness.wait_idle(page)
-        wait_charts_drawn(page)
+        harness.wait_drawn(page, charts=0)
         assert page.locator(ACTIVE_PANEL).inner_text().strip(), f"tab {label!r} is empty"
         assert_clean(page, watch)
         page.screenshot(path=str(SCREENSHOTS / f"{slug(label)}.png"), full_page=True)

@@ -32,25 +32,6 @@ def assert_clean(page, watch) -> None:
     assert watch.problems() == []
 
 
-def wait_drawn(page, charts: int = 1) -> None:
-    """Until the script run is over and the open tab shows at least `charts` Plotly charts, all
-    drawn, and no table or chart is still a skeleton."""
-    harness.wait_idle(page)
-    page.wait_for_function(
-        """([sel, wanted]) => {
-            const panel = document.querySelector(sel);
-            if (!panel) return false;
-            const charts = [...panel.querySelectorAll('[data-testid="stPlotlyChart"]')];
-            const tables = [...panel.querySelectorAll('[data-testid="stDataFrame"]')];
-            return charts.length >= wanted && charts.every(c => c.querySelector('.main-svg'))
-                && tables.every(t => t.querySelector('canvas'))
-                && !panel.querySelector('[data-testid="stSkeleton"]');
-        }""",
-        arg=[ACTIVE_PANEL, charts],
-        timeout=harness.RENDER_TIMEOUT_MS,
-    )
-
-
 def open_tab_label(page) -> str:
     return page.locator('[data-testid="stTab"][aria-selected="true"]').inner_text().strip()
 
@@ -79,7 +60,7 @@ def click_block(page, hover_fragment: str) -> None:
 def shoot(page, name: str, height: int) -> None:
     """The whole view: a viewport as tall as the view, then a screenshot of the page."""
     page.set_viewport_size({"width": 1400, "height": height})
-    wait_drawn(page)
+    harness.wait_drawn(page)
     page.wait_for_timeout(500)  # Plotly re-lays out the figures for the new viewport (no event)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"paper-{name}.png"))
@@ -91,7 +72,7 @@ def test_tour_of_the_paper_views(server, browser):
     page, watch = harness.watched_page(context)
 
     page.goto(url(server, "en-de", paper_view="fig1"))
-    wait_drawn(page)
+    harness.wait_drawn(page)
     assert_clean(page, watch)
     shoot(page, "figure-1", 1750)
 
@@ -115,7 +96,7 @@ def test_tour_of_the_paper_views(server, browser):
         arg=TAB,
         timeout=harness.RENDER_TIMEOUT_MS,
     )
-    wait_drawn(page)
+    harness.wait_drawn(page)
     click_block(page, "positional-encoding lab")
     page.wait_for_function(
         """() => document.querySelector('[data-testid="stTab"][aria-selected="true"]')
@@ -127,32 +108,32 @@ def test_tour_of_the_paper_views(server, browser):
 
     # The sidebar opens Figure 2 in one click; the decoder's masked self-attention is shown.
     page.goto(url(server, "en-de", paper_kind="decoder_self", paper_layer=2, paper_head=3))
-    wait_drawn(page)
+    harness.wait_drawn(page)
     sidebar.get_by_role("radio", name="Figure 2", exact=True).click()
-    wait_drawn(page, charts=9)
+    harness.wait_drawn(page, charts=9)
     assert open_tab_label(page) == TAB
     harness.wait_for_title(page, "The inputs: Q, K and V of decoder self-attention")
     assert_clean(page, watch)
     shoot(page, "figure-2", 4500)
 
     page.goto(url(server, "en-de", paper_view="restricted", paper_kind="encoder_self", paper_r=1))
-    wait_drawn(page, charts=4)
+    harness.wait_drawn(page, charts=4)
     harness.wait_for_title(page, "full attention")
     assert_clean(page, watch)
     shoot(page, "restricted", 2350)
 
     page.goto(url(server, "en-de", paper_view="table1"))
-    wait_drawn(page, charts=0)
+    harness.wait_drawn(page, charts=0)
     page.locator(".st-key-paper_measure button").click()
     page.locator(".st-key-paper_t1_ratio .main-svg").first.wait_for(
         timeout=harness.RENDER_TIMEOUT_MS
     )
-    wait_drawn(page, charts=2)
+    harness.wait_drawn(page, charts=2)
     assert_clean(page, watch)
     shoot(page, "table-1", 2450)
 
     page.goto(url(server, "minilm-l6", paper_view="projections"))
-    wait_drawn(page, charts=3)
+    harness.wait_drawn(page, charts=3)
     assert_clean(page, watch)
     shoot(page, "projections", 2050)
     context.close()
@@ -164,6 +145,6 @@ def test_presentation_mode_on_a_lecture_screen(server, browser):
     page, watch = harness.watched_page(context)
     for view, charts in (("fig1", 1), ("fig2", 9), ("restricted", 4), ("projections", 3)):
         page.goto(url(server, "paper-untrained", present=1, paper_view=view))
-        wait_drawn(page, charts)
+        harness.wait_drawn(page, charts)
         assert_clean(page, watch)
     context.close()

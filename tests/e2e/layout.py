@@ -1,0 +1,130 @@
+"""Read the layout of every Plotly figure on a page from the browser's DOM.
+
+Plotly draws each figure as SVG; every piece of text (titles, tick labels, axis titles, legend
+and colour-bar text, annotations, numbers in heatmap cells) is a `<text>` element whose box the
+browser knows exactly, rotation included. From those boxes this module finds what a person in
+the back row would see as broken: two texts printed over each other, text cut off by the figure
+or by the page, text too small to read, and legends or colour bars covering text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# One function run in the page. Boxes are compared as rotated rectangles (the four corners of
+# each element's own box mapped to the screen), so tick labels turned by 30° or 45° are not
+# reported as overlapping when only their axis-aligned hulls touch.
+PROBE = r"""
+(minFont) => {
+  const TOLERANCE = 1.0;  // px: anti-aliasing and rounding, not an overlap anyone can see
+  const viewportWidth = document.documentElement.clientWidth;
+  const problems = [];
+  const visible = (el) => {
+    for (let node = el; node && node.nodeType === 1; node = node.parentNode) {
+      const style = getComputedStyle(node);
+      if (style.display === 'none' || style.visibility === 'hidden' || style.opacity === '0') {
+        return false;
+      }
+    }
+    return true;
+  };
+  const corners = (el) => {
+    const box = el.getBBox();
+    const m = el.getScreenCTM();
+    if (!m || box.width === 0 || box.height === 0) return null;
+    const pts = [[box.x, box.y], [box.x + box.width, box.y],
+                 [box.x + box.width, box.y + box.height], [box.x, box.y + box.height]];
+    return pts.map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  const axes = (poly) => poly.map((p, i) => {
+    const q = poly[(i + 1) % poly.length];
+    const len = Math.hypot(q[0] - p[0], q[1] - p[1]) || 1;
+    return [-(q[1] - p[1]) / len, (q[0] - p[0]) / len];
+  });
+  const overlap = (a, b) => {  // separating axis theorem, with a tolerance in px
+    for (const [ax, ay] of [...axes(a), ...axes(b)]) {
+      const pa = a.map(([x, y]) => x * ax + y * ay);
+      const pb = b.map(([x, y]) => x * ax + y * ay);
+      const depth = Math.min(Math.max(...pa), Math.max(...pb)) -
+                    Math.max(Math.min(...pa), Math.min(...pb));
+      if (depth <= TOLERANCE) return false;
+    }
+    return true;
+  };
+  const charts = [...document.querySelectorAll('.js-plotly-plot')]
+    .filter((c) => c.getBoundingClientRect().width > 0 && visible(c));
+  charts.forEach((chart, index) => {
+    const titleNode = chart.querySelector('.gtitle');
+    const figure = (titleNode ? titleNode.textContent : '') || `figure ${index + 1}`;
+    const svg = chart.querySelector('svg.main-svg');
+    if (!svg) return;
+    const frame = svg.getBoundingClientRect();
+    if (frame.right > viewportWidth + TOLERANCE) {
+      problems.push({figure, kind: 'figure wider than the page', text: '',
+                     detail: `right edge ${Math.round(frame.right)} > ${viewportWidth}`});
+    }
+    const texts = [];
+    for (const el of chart.querySelectorAll('text')) {
+      if (el.closest('.hoverlayer') || !el.textContent.trim() || !visible(el)) continue;
+      const poly = corners(el);
+      if (!poly) continue;
+      const m = el.getScreenCTM();
+      const size = parseFloat(getComputedStyle(el).fontSize) * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+      const group = el.closest('.legend') ? 'legend' : el.closest('.colorbar') ? 'colorbar' : '';
+      texts.push({el, poly, size, group, text: el.textContent.trim().slice(0, 60)});
+    }
+    for (const t of texts) {
+      if (t.size < minFont - 0.01) {
+        problems.push({figure, kind: 'text too small', text: t.text,
+                       detail: `${t.size.toFixed(1)} px < ${minFont} px`});
+      }
+      const xs = t.poly.map((p) => p[0]), ys = t.poly.map((p) => p[1]);
+      if (Math.min(...xs) < frame.left - TOLERANCE || Math.max(...xs) > frame.right + TOLERANCE ||
+          Math.min(...ys) < frame.top - TOLERANCE || Math.max(...ys) > frame.bottom + TOLERANCE) {
+        problems.push({figure, kind: 'text cut off by the figure', text: t.text, detail: ''});
+      } else if (Math.min(...xs) < -TOLERANCE || Math.max(...xs) > viewportWidth + TOLERANCE) {
+        problems.push({figure, kind: 'text cut off by the page', text: t.text, detail: ''});
+      }
+    }
+    for (let i = 0; i < texts.length; i++) {
+      for (let j = i + 1; j < texts.length; j++) {
+        if (overlap(texts[i].poly, texts[j].poly)) {
+          problems.push({figure, kind: 'texts overlap', text: texts[i].text,
+                         detail: `over "${texts[j].text}"`});
+        }
+      }
+    }
+    // Legend and colour-bar backgrounds that cover text outside them.
+    const boxes = [...chart.querySelectorAll('.legend .bg, .colorbar .cbfill, .colorbar .cbbg')]
+      .filter(visible).map((el) => ({el, poly: corners(el),
+                                     group: el.closest('.legend') ? 'legend' : 'colorbar'}))
+      .filter((b) => b.poly);
+    for (const b of boxes) {
+      for (const t of texts) {
+        if (t.group !== b.group && overlap(b.poly, t.poly)) {
+          problems.push({figure, kind: `${b.group} covers text`, text: t.text, detail: ''});
+        }
+      }
+    }
+  });
+  return problems;
+}
+"""
+
+
+@dataclass(frozen=True)
+class LayoutProblem:
+    figure: str
+    kind: str
+    text: str
+    detail: str
+
+    def __str__(self) -> str:
+        figure = " ".join(self.figure.split())[:80]
+        text = f' "{self.text}"' if self.text else ""
+        return f"[{figure}] {self.kind}:{text} {self.detail}".rstrip()
+
+
+def layout_problems(page, min_font_px: float) -> list[LayoutProblem]:
+    """Every layout problem of the visible Plotly figures on `page` (see the module docstring)."""
+    return [LayoutProblem(**p) for p in page.evaluate(PROBE, min_font_px)]

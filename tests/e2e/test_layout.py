@@ -1,0 +1,144 @@
+"""The layout of every figure, read from the browser: every tab and view of every model, at a
+lecture screen (1920×1080, presentation mode) and a laptop (1280×800).
+
+For each page, `tests/e2e/layout.py` reads the boxes of every text element Plotly drew and
+reports texts printed over each other, text cut off by the figure or the page, text below the
+minimum size, and legends or colour bars over text.
+
+`layout_baseline.json` lists the problems the page had when this check was written, per page
+and screen, so that the check could land before every figure is fixed. It may only shrink: a
+problem not in it fails the test, and so does a listed problem that is gone (remove it with
+`LAYOUT_BASELINE=write`, which rewrites the file from the current pages). The goal, and issue
+"Live in front of a class", is an empty file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.e2e import harness
+from tests.e2e.layout import layout_problems
+
+BASELINE = Path(__file__).with_name("layout_baseline.json")
+
+
+@dataclass(frozen=True)
+class Screen:
+    name: str
+    width: int
+    height: int
+    presentation: bool
+    min_font_px: float  # smallest figure text a person can read at this screen's distance
+
+
+SCREENS = (
+    Screen("lecture-1920", 1920, 1080, presentation=True, min_font_px=16),
+    Screen("laptop-1280", 1280, 800, presentation=False, min_font_px=12),
+)
+
+# Sentences a lecturer would type: the page's default on the translator, and the paper's own
+# anaphora sentence on MiniLM (15 tokens: where tick labels started to overprint).
+TEXTS = {
+    "en-de": "The small dog sees the old man.",
+    "minilm-l6": "The animal didn't cross the street because it was too tired.",
+    "paper-untrained": "The small dog sees the old man.",
+}
+
+ATTENTION_VIEWS = ("heatmap", "overview", "links", "breakdown")
+PAPER_VIEWS = ("fig1", "fig2", "restricted", "table1", "projections")
+OTHER_TABS = ("Heads & rollout", "Ablation", "Positional encoding", "Scaling 1/√d_k", "Model")
+
+
+def pages() -> list[tuple[str, dict[str, str]]]:
+    """(page id, URL parameters) for every tab and view of every model."""
+    found = []
+    for model in TEXTS:
+        views = [("Attention", {"view": v}) for v in ATTENTION_VIEWS]
+        if model == "en-de":
+            views += [
+                ("Attention", {"view": "heatmap", "kind": "cross"}),
+                ("Attention", {"view": "decoding"}),
+            ]
+        views += [(tab, {}) for tab in OTHER_TABS]
+        views += [("The paper, live", {"paper_view": v}) for v in PAPER_VIEWS]
+        for tab, extra in views:
+            page_id = " · ".join([model, tab, *extra.values()])
+            found.append((page_id, {"model": model, "text": TEXTS[model], "tab": tab, **extra}))
+    return found
+
+
+PAGES = pages()
+
+
+def read_baseline() -> dict[str, list[str]]:
+    return json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
+
+
+def stable_problems(page, screen: Screen) -> list[str]:
+    """The problems once Plotly has settled: it may re-lay a figure out after its first draw
+    (automatic margins), so the reading is repeated until two agree."""
+    previous = None
+    for _ in range(5):
+        current = sorted({str(p) for p in layout_problems(page, screen.min_font_px)})
+        if current == previous:
+            return current
+        previous = current
+        page.wait_for_timeout(400)  # a re-layout is not an event the page exposes
+    return previous
+
+
+@pytest.fixture(scope="module")
+def contexts(browser):
+    made = {
+        s.name: browser.new_context(viewport={"width": s.width, "height": s.height})
+        for s in SCREENS
+    }
+    yield made
+    for context in made.values():
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def findings():
+    """Every page's problems, gathered by the tests and written out when asked to."""
+    found: dict[str, list[str]] = {}
+    yield found
+    if os.environ.get("LAYOUT_BASELINE") == "write":
+        BASELINE.write_text(
+            json.dumps(dict(sorted(found.items())), indent=1, ensure_ascii=False) + "\n"
+        )
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.name)
+@pytest.mark.parametrize("page_id, params", PAGES, ids=[page_id for page_id, _ in PAGES])
+def test_figures_readable(server, contexts, findings, screen, page_id, params):
+    page, watch = harness.watched_page(contexts[screen.name])
+    try:
+        query = {**params, "present": "1" if screen.presentation else "0"}
+        page.goto(server.url + "/?" + urlencode(query))
+        harness.wait_drawn(page, charts=0)
+        assert page.locator(harness.EXCEPTION).count() == 0, page.locator(
+            harness.EXCEPTION
+        ).first.inner_text()
+        assert watch.problems() == []
+        problems = stable_problems(page, screen)
+    finally:
+        page.close()
+    key = f"{screen.name} · {page_id}"
+    findings[key] = problems
+    if os.environ.get("LAYOUT_BASELINE") == "write":
+        return  # rewriting the list: this run records, it checks nothing
+    known = set(read_baseline().get(key, []))
+    new = [p for p in problems if p not in known]
+    gone = sorted(known - set(problems))
+    assert not new, f"{len(new)} layout problem(s) on {key}:\n" + "\n".join(new)
+    assert not gone, (
+        f"{len(gone)} listed problem(s) on {key} are fixed: remove them from {BASELINE.name} "
+        "(LAYOUT_BASELINE=write rewrites it):\n" + "\n".join(gone)
+    )
