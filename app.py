@@ -3,6 +3,8 @@
 The page script holds widgets and layout only; the maths is in model/ and viz/.
 """
 
+from pathlib import Path
+
 import streamlit as st
 
 from model.registry import MODELS, ModelUnavailable, default_device, default_model_name
@@ -24,7 +26,16 @@ from ui import (
 DEFAULT_TEXT = "The small dog sees the old man."  # as people write it
 URL_TEXT_LIMIT = 2000  # longer texts stay out of the URL, which browsers cap in length
 
-st.set_page_config(page_title="Attention Atlas", layout="wide")
+PRESENTATION_CSS = Path(__file__).with_name("ui") / "presentation.css"
+
+# Presentation mode starts with the sidebar folded away (the page has the room); before any
+# widget exists, the mode is read from the session or from the URL.
+presenting = st.session_state.get("present", st.query_params.get("present") == "1")
+st.set_page_config(
+    page_title="Attention Atlas",
+    layout="wide",
+    initial_sidebar_state="collapsed" if presenting else "auto",
+)
 
 names = list(MODELS)
 state.url_value("model", default_model_name(), valid=lambda v: v in MODELS)
@@ -36,9 +47,11 @@ with st.sidebar:
     st.caption(MODELS[name].summary)
     text = st.text_area("Text", key="text", height=110)
     scene_keys = scenes.sidebar()
-    presentation = st.toggle("Presentation mode (larger fonts)", key="present")
+    presentation = st.toggle("Presentation mode (everything larger)", key="present")
     st.caption(f"Running on: **{default_device().type.upper()}**")
 paper_tab.sidebar_links()
+if presentation:
+    st.html(f"<style>{PRESENTATION_CSS.read_text()}</style>")
 
 url_keys = ["model", "present"] + (["text"] if len(text) <= URL_TEXT_LIMIT else []) + scene_keys
 try:

@@ -198,8 +198,12 @@ def figures(at: AppTest) -> list[dict]:
 
 
 def chart_titles(at: AppTest) -> list[str]:
-    """The figures' titles with their line breaks as spaces (titles are wrapped to fit)."""
-    return [figure["layout"]["title"]["text"].replace("<br>", " ") for figure in figures(at)]
+    """The figures' titles as words: titles are wrapped to fit, at their " · " separators or
+    at spaces, so line breaks and separators both read as a space."""
+    return [
+        " ".join(figure["layout"]["title"]["text"].replace("<br>", " ").replace("·", " ").split())
+        for figure in figures(at)
+    ]
 
 
 def chart(at: AppTest, title_part: str) -> dict:
@@ -272,3 +276,33 @@ def test_a_bad_ablate_value_in_the_url_is_ignored():
     assert at.multiselect(key="ablate_encoder_self").value == []
     assert not any("ablated − intact" in t for t in chart_titles(at))
     assert at.query_params["ablate"] in ("", [""])
+
+
+def test_the_tab_opens_on_the_first_kind_the_ablation_changes():
+    """A cross-attention head of layer 1 switched off leaves the encoder as it was: the page
+    opens on decoder self-attention, whose later layers read the changed decoder states."""
+    at = app("paper-untrained", ablate="cross:0:3")
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="ablation_kind").value == "decoder_self"
+    z = values(chart(at, "change in attention")["data"][0]["z"])
+    assert np.nanmax(z) > 0
+
+    # Another head switched off while a kind without change is on screen: it follows too.
+    at.selectbox(key="ablation_kind").set_value("encoder_self").run()
+    at.multiselect(key="ablate_cross").set_value(["L1 H4", "L2 H1"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="ablation_kind").value == "decoder_self"
+
+
+def test_a_whole_layer_is_one_choice_and_comes_back_from_the_url():
+    at = app("paper-untrained")
+    at.multiselect(key="ablate_encoder_self").set_value(["L2: all 8 heads", "L3 H1"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    expected = ",".join([f"encoder_self:1:{h}" for h in range(8)] + ["encoder_self:2:0"])
+    assert at.query_params["ablate"] in (expected, [expected])
+    # Layer 2's heads all changed nothing in layer 1 and changed every later layer.
+    z = values(chart(at, "change in attention")["data"][0]["z"])
+    assert (z[:2] == 0).all() and (z[2:] > 0).all()
+
+    reopened = app("paper-untrained", ablate=expected)
+    assert reopened.multiselect(key="ablate_encoder_self").value == ["L2: all 8 heads", "L3 H1"]

@@ -29,9 +29,7 @@ SCALING_CHARTS = (
     "scaling_variance",
     "scaling_histograms",
     "scaling_softmax",
-    "scaling_live_0",
-    "scaling_live_1",
-    "scaling_live_2",
+    "scaling_live",  # the three scales in one figure (encoder self-attention: shared tokens)
 )
 MODELS = [
     "paper-untrained",
@@ -68,7 +66,7 @@ def test_lab_tabs_render_and_follow_their_controls(model, tab):
     changes = [
         (lambda: at.select_slider(key="scaling_dk").set_value(512), ["scaling_histograms"]),
         (lambda: at.slider(key="scaling_n").set_value(64), ["scaling_softmax"]),
-        (lambda: at.select_slider(key="scaling_T").set_value(0.25), ["scaling_live_2"]),
+        (lambda: at.select_slider(key="scaling_T").set_value(0.25), ["scaling_live"]),
     ]
     if not scaling:
         changes = [

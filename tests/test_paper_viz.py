@@ -138,14 +138,13 @@ def test_figure1_carries_the_sentences_shapes(untrained, minilm):
 
 
 def test_figure1_points_are_the_clickable_blocks(untrained):
-    fig = paper.figure1(untrained.model.config, 9, 11, "<b>label</b>")
+    fig = paper.figure1(untrained.model.config, 9, 11)
     points = list(fig.data[-1].customdata)
     # One point per clickable block: the encoder's and the decoder's embedding, positions and
     # feed-forward network open the same views.
     twice = sorted(t for t in set(points) if points.count(t) == 2)
     assert twice == ["positional", "projections", "table1"] and len(points) == len(set(points)) + 3
     assert all(paper.parse_target(t) for t in points)
-    assert "&lt;b&gt;label" in fig.layout.title.text  # a label is escaped like typed text
     with pytest.raises(ValueError):
         paper.parse_target("nowhere:cross")
 
@@ -202,7 +201,7 @@ def test_every_figure_has_titles_axes_and_hovers(untrained_trace, untrained):
     heads = paper.multi_head(trace, "decoder_self", 2, w_o, b_o)
     figures = [paper.pipeline_figure(p, step) for step in paper.PIPELINE_STEPS]
     figures += [
-        paper.banded_heatmap(trace, "encoder_self", 1, 1, "model"),
+        paper.banded_heatmap(trace, "encoder_self", 1, 1),
         paper.path_length_figure(trace.target_tokens, 2, True, 6, "paths"),
         paper.path_growth_figure(9, [1, 2], 6, "growth"),
         paper.multi_head_figure(heads.heads, p.query_tokens, "heads", highlight=3),
@@ -241,12 +240,12 @@ def test_typed_markup_stays_text_in_the_figures(untrained_trace):
         paper.pipeline_figure(p, "softmax"),
         paper.pipeline_figure(p, "output"),
         paper.inputs_figure(p),
-        paper.banded_heatmap(trace, "encoder_self", 0, 0, "<i>model</i>"),
+        paper.banded_heatmap(trace, "encoder_self", 0, 0),
         paper.path_length_figure(trace.source_tokens, 1, False, 6, "p"),
         paper.raw_heatmap(np.eye(n), trace.source_tokens, "raw"),
     ):
         text = fig.to_json()
-        assert "<img" not in text and "<b>bold" not in text and "<i>model" not in text
+        assert "<img" not in text and "<b>bold" not in text
         assert "&lt;img" in text
 
 

@@ -62,15 +62,30 @@ def test_fit_title_wraps_every_word_into_short_lines_and_makes_room():
     fit_title(figure, top_axis_tokens=["[CLS]", "extraordinarily"], max_chars=12)
     lines = figure.layout.title.text.split("<br>")
     assert all(len(line) <= 12 for line in lines)
-    assert " ".join(lines).split() == "Model label with several words kind layer 2, head 3".split()
+    words = [word for word in " ".join(lines).split() if word != "·"]
+    assert words == "Model label with several words kind layer 2, head 3".split()
     title_room = len(lines) * figure.layout.title.font.size
     assert figure.layout.height >= 500 + title_room
     # Room for the lines and for the 15-character tokens of the top axis.
     assert figure.layout.margin.t >= title_room + 15 * 0.4 * figure.layout.font.size
 
 
-def test_rollout_figure_wraps_its_title_above_the_token_axis():
+def test_a_title_that_fits_the_heatmaps_width_stays_on_one_line():
     tokens = ["the", "cat", "sat"]
-    figure = token_heatmap(np.eye(3), tokens, tokens, "Model · kind · layer 1, head 1", "w")
-    assert figure.layout.title.text == "Model<br>kind<br>layer 1, head 1"
+    figure = token_heatmap(np.eye(3), tokens, tokens, "kind · layer 1, head 1", "w")
+    assert figure.layout.title.text == "kind · layer 1, head 1"
     assert list(figure.layout.xaxis.ticktext) == tokens
+
+
+def test_a_title_wider_than_its_heatmap_is_broken_between_its_parts():
+    tokens = ["the", "cat", "sat"]
+    long_title = "positions off, shuffled and put back in order · encoder self-attention · layer 1"
+    figure = token_heatmap(np.eye(3), tokens, tokens, long_title, "w")
+    lines = figure.layout.title.text.split("<br>")
+    # 0.6 font sizes a character (viz.style.CHAR_WIDTH): every line fits the figure's width.
+    assert all(
+        len(line) * 0.6 * figure.layout.title.font.size <= figure.layout.width for line in lines
+    )
+    assert len(lines) > 1
+    words = [word for word in " ".join(lines).split() if word != "·"]
+    assert words == [word for word in long_title.split() if word != "·"]

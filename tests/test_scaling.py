@@ -147,3 +147,26 @@ def test_head_statistics_and_output_change_of_runs(minilm):
         / np.linalg.norm(final[1], axis=-1)
     )
     assert change.loc["unscaled", "lowest cosine to reference"] == pytest.approx(cosine.min())
+
+
+def test_scale_comparison_draws_each_runs_head_with_one_query_axis_and_one_colour_bar(minilm):
+    runs = {
+        "paper": run(minilm, TEXT),
+        "unscaled": run(minilm, TEXT, RunSettings(scale=1.0)),
+        "T = 2": run(minilm, TEXT, RunSettings(scale=1 / (2 * math.sqrt(32)))),
+    }
+    assert scaling.same_axes(runs, "encoder_self")
+    fig = scaling.scale_comparison(runs, "encoder_self", 2, 4)
+    assert len(fig.data) == 3
+    for panel, trace in zip(fig.data, runs.values()):
+        np.testing.assert_array_equal(
+            np.asarray(panel.z, dtype=np.float32), trace.attention["encoder_self"][2, 4]
+        )
+        assert (panel.zmin, panel.zmax) == (0.0, 1.0)  # one fixed scale for every panel
+    assert [panel.showscale for panel in fig.data] == [True, False, False]
+    assert [a.text for a in fig.layout.annotations] == [f"<b>{label}</b>" for label in runs]
+    assert fig.layout.yaxis2.matches == "y" and fig.layout.yaxis3.matches == "y"
+    assert "layer 3, head 5" in fig.layout.title.text
+    # Runs whose tokens differ cannot share an axis.
+    other = run(minilm, TEXT + " Again.")
+    assert not scaling.same_axes({"a": runs["paper"], "b": other}, "encoder_self")

@@ -48,9 +48,10 @@ def test_heatmap_axes_name_the_right_tokens(trace, kind):
         kind, trace.source_tokens
     )
     # Queries run down (y), keys across (x): the cross-attention rows are the decoder's inputs.
-    assert list(fig.layout.yaxis.ticktext) == [html.escape(t) for t in expected_queries]
+    assert _visible(fig.data[0].y) == [html.escape(t) for t in expected_queries]
     assert list(fig.layout.xaxis.ticktext) == [html.escape(t) for t in expected_keys]
-    assert _visible(fig.data[0].y) == list(fig.layout.yaxis.ticktext)
+    if kind == "encoder_self":
+        assert list(fig.layout.yaxis.ticktext) == [html.escape(t) for t in expected_queries]
     assert _visible(fig.data[0].x) == list(fig.layout.xaxis.ticktext)
     assert len(set(fig.data[0].x)) == len(expected_keys)  # repeated tokens stay distinct columns
     assert "layer 3, head 4" in fig.layout.title.text
@@ -58,9 +59,27 @@ def test_heatmap_axes_name_the_right_tokens(trace, kind):
 
 def test_decoder_self_attention_has_target_tokens_on_both_axes(trace):
     fig = heatmap(trace, "decoder_self", 0, 0)
-    assert fig.layout.xaxis.ticktext == fig.layout.yaxis.ticktext
-    assert fig.layout.yaxis.ticktext[0] == "&lt;s&gt;"
+    assert _visible(fig.data[0].y) == list(fig.layout.xaxis.ticktext)
+    assert fig.layout.xaxis.ticktext[0] == "&lt;s&gt;"
     assert len(fig.layout.xaxis.ticktext) == len(trace.target_tokens) != len(trace.source_tokens)
+
+
+@pytest.mark.parametrize("kind", ["decoder_self", "cross"])
+def test_decoder_rows_are_labelled_by_the_token_they_write(trace, kind):
+    """Row t reads target token t and writes token t + 1 (the next decoder input): the label
+    shows the written token first and the read one in grey after it."""
+    ticks = list(heatmap(trace, kind, 0, 0).layout.yaxis.ticktext)
+    read, written = trace.target_tokens[:-1], trace.target_tokens[1:]
+    for tick, w, r in zip(ticks, written, read):
+        shown, grey = re.fullmatch(r"(.*) <span style='color:[^']+'>(.*)</span>", tick).groups()
+        assert (shown, grey) == (html.escape(w), html.escape(r))
+    assert len(ticks) == len(trace.target_tokens)
+    assert "token written" in fig_title_free(heatmap(trace, kind, 0, 0).layout.yaxis.title.text)
+
+
+def fig_title_free(text: str) -> str:
+    """An axis title without its colour markup."""
+    return re.sub(r"<[^>]+>", "", text)
 
 
 def test_heatmap_values_are_the_weights_and_the_hover_names_token_and_value(trace):
@@ -287,7 +306,8 @@ def test_csv_round_trips_to_the_tensor(trace):
     assert list(frame.columns) == export.CSV_COLUMNS
     rebuilt = np.zeros((2, 2, len(trace.target_tokens), len(trace.source_tokens)))
     for row in frame.itertuples():
-        rebuilt[[1, 3].index(row.layer), [0, 7].index(row.head), row.query_index, row.key_index] = (
+        # Layers and heads are written from 1, as people read them: arrays 1, 3 and 0, 7.
+        rebuilt[[2, 4].index(row.layer), [1, 8].index(row.head), row.query_index, row.key_index] = (
             row.weight
         )
         assert row.query_token == trace.target_tokens[row.query_index]

@@ -62,35 +62,48 @@ def format_ablation(heads: tuple[Head, ...]) -> str:
 
 
 def _choose_heads(trace: Trace) -> tuple[Head, ...]:
-    """One multiselect of "L{layer} H{head}" per kind, seeded once from the URL."""
+    """One multiselect per kind, of single heads ("L2 H3") and whole layers ("L2: all 8 heads",
+    one choice instead of eight), seeded once from the URL."""
     state.url_value(ABLATE_KEY, "")
     requested = parse_ablation(st.session_state[ABLATE_KEY], trace)
-    by_label = {
-        short_head_label(layer, head): (layer, head)
-        for layer in range(trace.n_layers)
-        for head in range(trace.n_heads)
-    }
+    heads = range(trace.n_heads)
+    by_label = {}
+    for layer in range(trace.n_layers):
+        by_label[f"L{layer + 1}: all {trace.n_heads} heads"] = [(layer, h) for h in heads]
+        by_label |= {short_head_label(layer, h): [(layer, h)] for h in heads}
     chosen = []
     columns = st.columns(len(trace.kinds))
     for column, kind in zip(columns, trace.kinds):
         key = f"ablate_{kind}"
         if key in st.session_state:
-            # Left over from another model: keep only heads this one has.
+            # Left over from another model: keep only choices this one has.
             st.session_state[key] = [label for label in st.session_state[key] if label in by_label]
         else:
-            st.session_state[key] = [
-                short_head_label(lay, h) for k, lay, h in requested if k == kind
-            ]
+            st.session_state[key] = _labels(
+                [(lay, h) for k, lay, h in requested if k == kind], trace
+            )
         labels = column.multiselect(
             f"Switch off heads of the {KIND_LABELS[kind]}",
             list(by_label),
             key=key,
             placeholder="none: intact",
         )
-        chosen += [(kind, *by_label[label]) for label in labels]
-    ablate = tuple(sorted(chosen))
+        chosen += [(kind, *pair) for label in labels for pair in by_label[label]]
+    ablate = tuple(sorted(set(chosen)))
     st.session_state[ABLATE_KEY] = format_ablation(ablate)
     return ablate
+
+
+def _labels(pairs: list[tuple[int, int]], trace: Trace) -> list[str]:
+    """Choices for these (layer, head) pairs: a layer with every head off is one choice."""
+    labels = []
+    for layer in sorted({layer for layer, _ in pairs}):
+        off = sorted(h for lay, h in pairs if lay == layer)
+        if len(off) == trace.n_heads:
+            labels.append(f"L{layer + 1}: all {trace.n_heads} heads")
+        else:
+            labels += [short_head_label(layer, h) for h in off]
+    return labels
 
 
 def _outputs(intact: Trace, ablated: Trace) -> None:
@@ -127,7 +140,15 @@ def _attention_changes(ctx: state.ViewContext, ablated: Trace, ablate: tuple[Hea
     intact = ctx.trace
     kinds = list(intact.kinds)
     st.markdown("##### Attention in the other layers")
-    state.url_value("ablation_kind", kinds[0], valid=lambda v: v in kinds)
+    # Open on the first kind the ablation changes: an ablated decoder head leaves the encoder's
+    # attention as it was, and a page that opens on an all-white grid teaches nothing.
+    # Likewise when the switched-off heads change and the kind on screen shows no change.
+    changed = [k for k in kinds if attention_change(intact, ablated, k).max() > 0]
+    state.url_value("ablation_kind", (changed or kinds)[0], valid=lambda v: v in kinds)
+    if st.session_state.get("ablation_seen") not in (None, ablate) and changed:
+        if st.session_state["ablation_kind"] not in changed:
+            st.session_state["ablation_kind"] = changed[0]
+    st.session_state["ablation_seen"] = ablate
     kind = st.selectbox(
         "Attention kind to compare", kinds, format_func=KIND_LABELS.get, key="ablation_kind"
     )
@@ -142,7 +163,7 @@ def _attention_changes(ctx: state.ViewContext, ablated: Trace, ablate: tuple[Hea
     left, right = st.columns(2)
     state.plot(
         where=left,
-        figure=change_grid(change, kind, ablate, ctx.loaded.label, ctx.presentation),
+        figure=change_grid(change, kind, ablate, ctx.presentation),
         width="stretch",
         key="ablation_change_grid",
     )
@@ -163,9 +184,7 @@ def _attention_changes(ctx: state.ViewContext, ablated: Trace, ablate: tuple[Hea
     )
     state.plot(
         where=right,
-        figure=difference_figure(
-            intact, ablated, kind, layer, head, ctx.loaded.label, ctx.presentation
-        ),
+        figure=difference_figure(intact, ablated, kind, layer, head, ctx.presentation),
         width="stretch",
         key="ablation_difference",
     )
@@ -203,7 +222,7 @@ def render(ctx: state.ViewContext) -> list[str]:
     _attention_changes(ctx, ablated, ablate)
     st.markdown("##### Encoder output")
     state.plot(
-        similarity_figure(ctx.trace, ablated, ctx.loaded.label, ctx.presentation),
+        similarity_figure(ctx.trace, ablated, ctx.presentation),
         key="ablation_similarity",
     )
     return [ABLATE_KEY, "ablation_kind"]

@@ -64,6 +64,20 @@ wrote and the other tokens it found probable (the softmax of Section 3.4). Red s
 corpus's gold word alignment, the source words a careful translator links to this word.""",
 }
 
+# Presentation mode: the same explanations in one sentence each, in large type beside the figure.
+SHORT_EXPLANATIONS = {
+    "heatmap": """Each **row** is a token reading (the *query*), each **column** a token it
+reads (a *key*). A row is a softmax (Eq. 1): it sums to 1. Dark = much.""",
+    "overview": """Every head of every layer at once: one small heatmap each, queries down,
+keys across. Look for diagonals and dark columns.""",
+    "links": """Queries on the left, keys on the right: a line's darkness is the weight, one
+colour per head.""",
+    "breakdown": """Eq. (1) for one query: q·k for every key, × 1/√d_k, softmax: the bars on
+the right are the row of the heatmap.""",
+    "decoding": """The decoder writing one word: each row is a head, each column a source word
+it may look at. Red squares: the gold alignment.""",
+}
+
 # The decoder's rows are easy to misread by one: row t reads the word before the one it produces.
 DECODER_ROWS = """In the decoder, each row is the word the decoder has just *read* (first `<s>`)
 while it chooses the *next* one: in the translation "Der alte Mann", row `<s>` is where "Der" is
@@ -95,14 +109,11 @@ def render(ctx: state.ViewContext) -> list[str]:
         label_visibility="collapsed",
     )
     keys = ["view", "kind", "layer", "head", "stretch", "hide_special"]
-    if ctx.presentation:
-        keys += _DRAW[view](ctx)
-        return keys
     figure_column, text_column = st.columns([4, 1])
     with figure_column:
         keys += _DRAW[view](ctx)
     with text_column:
-        st.markdown(EXPLANATIONS[view])
+        st.markdown((SHORT_EXPLANATIONS if ctx.presentation else EXPLANATIONS)[view])
         if view in ("heatmap", "overview", "links") and st.session_state["kind"] != "encoder_self":
             st.markdown(DECODER_ROWS)
     return keys
@@ -145,8 +156,10 @@ def _stretch_control(ctx: state.ViewContext) -> bool:
 def _chart(
     ctx: state.ViewContext, fig, key: str, file_name: str, top_tokens=(), line_chars: int = 70
 ) -> None:
-    """Wrap the title to the figure's width; a PNG button that names the file."""
-    fit_title(fig, top_tokens, line_chars)
+    """Wrap the title to the figure's width (a heatmap has done so itself); a PNG button that
+    names the file."""
+    if not fig.layout.width:
+        fit_title(fig, top_tokens, line_chars)
     state.plot(fig, key=key, config=export.plotly_config(file_name))
 
 
@@ -221,7 +234,7 @@ def _draw_heatmap(ctx: state.ViewContext) -> list[str]:
         kind,
         layer,
         one_head,
-        ctx.loaded.label,
+        None,
         stretch,
         ctx.presentation,
         hidden,
@@ -271,7 +284,7 @@ def _draw_overview(ctx: state.ViewContext) -> list[str]:
     trace = ctx.trace
     kind, _, _ = _controls(ctx, head_choice="none")
     stretch = _stretch_control(ctx)
-    fig = overview(trace, kind, ctx.loaded.label, stretch, ctx.presentation)
+    fig = overview(trace, kind, stretch, ctx.presentation)
     name = f"{ctx.name}-{kind}-all-heads"
     # The "head 1" … ticks run along the top, under the title: fit_title leaves room for them.
     _chart(ctx, fig, "attention_overview", name, top_tokens=fig.layout.xaxis.ticktext)
@@ -353,9 +366,7 @@ def _draw_links(ctx: state.ViewContext) -> list[str]:
         else ("query" if focus_key[0] == "q" else "key", int(focus_key[1:]))
     )
     selection = select_links(trace, kind, layer, sorted(heads), focus)
-    fig = links_figure(
-        trace, kind, layer, sorted(heads), focus, ctx.loaded.label, ctx.presentation, selection
-    )
+    fig = links_figure(trace, kind, layer, sorted(heads), focus, ctx.presentation, selection)
     name = f"{ctx.name}-{kind}-layer{layer + 1}-links"
     _chart(ctx, fig, "attention_links", name)
     bounds = [f"lines under {MIN_WEIGHT} are left out ({selection.dropped_light:,} of them)"]
@@ -381,7 +392,7 @@ def _draw_breakdown(ctx: state.ViewContext) -> list[str]:
         format_func=lambda i: f"{i + 1}: {queries[i]}",
         key="query",
     )
-    fig = breakdown_figure(trace, kind, layer, head, query, ctx.loaded.label, ctx.presentation)
+    fig = breakdown_figure(trace, kind, layer, head, query, ctx.presentation)
     name = f"{ctx.name}-{kind}-layer{layer + 1}-head{head + 1}-query{query + 1}"
     _chart(ctx, fig, "attention_breakdown", name)
     if kind == "decoder_self":
@@ -416,7 +427,7 @@ def _draw_decoding(ctx: state.ViewContext) -> list[str]:
     name = f"{ctx.name}-cross-layer{layer + 1}-step{step + 1}"
     attention_column, choice_column = st.columns([3, 2])
     with attention_column:
-        fig = step_figure(trace, layer, step, gold, ctx.loaded.label, ctx.presentation)
+        fig = step_figure(trace, layer, step, gold, ctx.presentation)
         _chart(ctx, fig, "decoding_attention", name, line_chars=44)
     with choice_column:
         st.markdown("**" + step_title(trace, step, escape_markdown) + "**")

@@ -7,7 +7,7 @@ import streamlit as st
 from viz.attention import heatmap
 from viz.rollout import rollout_figure
 from viz.stats import STATISTIC_BY_COLUMN, STATISTICS, head_statistics, statistic_grid
-from viz.style import KIND_LABELS, fit_title
+from viz.style import KIND_LABELS
 
 from . import state
 
@@ -66,30 +66,29 @@ def _statistics_section(ctx: state.ViewContext) -> None:
     chosen = event.selection.rows
     picked = rows.iloc[chosen[0] if chosen else 0]
     layer, head = int(picked["layer"]) - 1, int(picked["head"]) - 1
-    left, right = st.columns(2)
-    with left:
-        st.caption(
-            f"The chosen row: layer {layer + 1}, head {head + 1}."
-            if chosen
-            else "The first row: choose a row of the table to open another head."
-        )
-        figure = heatmap(trace, kind, layer, head, ctx.loaded.label, presentation=ctx.presentation)
-        keys = trace.axis_tokens(kind)[1]
-        state.plot(fit_title(figure, keys), key="heads_selected_heatmap")
-    with right:
-        state.url_value("stat", offered[0], valid=lambda v: v in offered)
-        column = st.selectbox(
-            "Statistic for the layer × head chart",
-            offered,
-            format_func=lambda c: STATISTIC_BY_COLUMN[c].label,
-            key="stat",
-        )
-        n_keys = len(trace.axis_tokens(kind)[1])
-        state.plot(
-            statistic_grid(table, kind, column, n_keys, ctx.loaded.label, ctx.presentation),
-            key="heads_statistic_grid",
-        )
-        st.caption("Colour scale: " + STATISTIC_BY_COLUMN[column].explanation + ".")
+    st.caption(
+        f"The chosen row: layer {layer + 1}, head {head + 1}."
+        if chosen
+        else "The first row: choose a row of the table to open another head."
+    )
+    state.url_value("stat", offered[0], valid=lambda v: v in offered)
+    column = st.selectbox(
+        "Statistic for the layer × head chart",
+        offered,
+        format_func=lambda c: STATISTIC_BY_COLUMN[c].label,
+        key="stat",
+    )
+    n_keys = len(trace.axis_tokens(kind)[1])
+    state.plot_row(
+        [
+            (
+                heatmap(trace, kind, layer, head, presentation=ctx.presentation),
+                "heads_selected_heatmap",
+            ),
+            (statistic_grid(table, kind, column, n_keys, ctx.presentation), "heads_statistic_grid"),
+        ]
+    )
+    st.caption("Colour scale: " + STATISTIC_BY_COLUMN[column].explanation + ".")
 
 
 def _rollout_section(ctx: state.ViewContext) -> None:
@@ -103,21 +102,14 @@ def _rollout_section(ctx: state.ViewContext) -> None:
         format_func=lambda i: str(i + 1),
         key="rollout_layer",
     )
-    left, right = st.columns(2)
-    state.plot(
-        where=left,
-        figure=rollout_figure(trace, layer, ctx.loaded.label, ctx.presentation),
-        width="stretch",
-        key="rollout_heatmap",
-    )
-    raw = heatmap(
-        trace, "encoder_self", layer, None, ctx.loaded.label, presentation=ctx.presentation
-    )
-    state.plot(
-        where=right,
-        figure=fit_title(raw, trace.source_tokens),
-        width="stretch",
-        key="rollout_raw_heatmap",
+    state.plot_row(
+        [
+            (rollout_figure(trace, layer, ctx.presentation), "rollout_heatmap"),
+            (
+                heatmap(trace, "encoder_self", layer, None, presentation=ctx.presentation),
+                "rollout_raw_heatmap",
+            ),
+        ]
     )
 
 

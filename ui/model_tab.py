@@ -77,7 +77,7 @@ def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
         f"{best['layer']}, head {best['head']}, AER {score:.3f}."
     )
     coref = metrics.get("coreference_heads")
-    grids = [(alignment_error_grid(aer["per_head"], loaded.label, ctx.presentation), "model_aer")]
+    grids = [(alignment_error_grid(aer["per_head"], ctx.presentation), "model_aer")]
     if coref:
         st.markdown(
             f"Coreference: for {coref['links']} held-out pronouns, the share whose argmax lands "
@@ -92,9 +92,7 @@ def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
             ("encoder_self_attention", "encoder self-attention: pronoun → antecedent"),
             ("cross_attention", "cross-attention: German pronoun → antecedent"),
         ):
-            fig = head_grid(
-                coref[key], title, "share on the antecedent", loaded.label, ctx.presentation
-            )
+            fig = head_grid(coref[key], title, "share on the antecedent", ctx.presentation)
             grids.append((fig, f"model_coref_{key}"))
     for column, (fig, key) in zip(st.columns(len(grids)), grids):
         with column:
@@ -137,7 +135,7 @@ def render(ctx: state.ViewContext) -> list[str]:
             if training.get("loss_history"):
                 floor = smoothed_loss_floor(len(loaded.tokenizer.itos), training["label_smoothing"])
                 state.plot(
-                    loss_curve(training["loss_history"], floor, loaded.label, ctx.presentation),
+                    loss_curve(training["loss_history"], floor, ctx.presentation),
                     key="model_loss",
                 )
             st.json({k: v for k, v in training.items() if k != "loss_history"})

@@ -12,6 +12,8 @@ from .text import escape_markdown
 
 
 def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
+    """The model's name heads the page (the figures' titles leave it out), then its output."""
+    st.markdown("### " + escape_markdown(loaded.label))
     if trace.output:
         st.markdown("#### Output: " + escape_markdown(trace.output))
     if loaded.reference is not None:

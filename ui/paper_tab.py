@@ -207,15 +207,6 @@ def _half_width_chars(ctx: state.ViewContext) -> int:
     return 40 if ctx.presentation else 30
 
 
-def _grid(ctx: state.ViewContext, figures: list[tuple], per_row: int = 3) -> None:
-    """Figures (figure, key) in rows of `per_row` (two in presentation mode)."""
-    per_row = min(per_row, 2) if ctx.presentation else per_row
-    for start in range(0, len(figures), per_row):
-        columns = st.columns(per_row)
-        for column, (figure, key) in zip(columns, figures[start : start + per_row]):
-            state.plot(figure, where=column, key=key)
-
-
 # --- Figure 1 --------------------------------------------------------------------------------------
 
 
@@ -225,7 +216,6 @@ def _draw_figure1(ctx: state.ViewContext) -> None:
         config,
         len(trace.source_tokens),
         len(trace.target_tokens),
-        ctx.loaded.label,
         presentation=ctx.presentation,
     )
     chart_key = f"paper_fig1_{st.session_state.get('paper_fig1_nav', 0)}"
@@ -281,7 +271,6 @@ def _draw_figure2(ctx: state.ViewContext) -> None:
     trace = ctx.trace
     kind, layer, head = _controls(ctx, list(trace.kinds))
     pipeline = paper.attention_pipeline(trace, kind, layer, head)
-    label = ctx.loaded.label
     n, m = len(pipeline.query_tokens), len(pipeline.key_tokens)
     d_k = pipeline.queries.shape[1]
     st.markdown("#### Scaled dot-product attention (Figure 2, left; Eq. 1)")
@@ -296,7 +285,7 @@ def _draw_figure2(ctx: state.ViewContext) -> None:
         (paper.pipeline_figure(pipeline, step, ctx.presentation, chars), f"paper_f2_step_{step}")
         for step in paper.PIPELINE_STEPS
     ]
-    _grid(ctx, steps, per_row=2)
+    state.plot_row(steps)
     drift = paper.softmax_drift(trace, pipeline)
     notes = [
         "Steps 1–3 share one colour scale (±max|QKᵀ|), so the scaling shows as a fading.",
@@ -322,7 +311,7 @@ def _draw_figure2(ctx: state.ViewContext) -> None:
         paper.multi_head_figure(
             heads.heads,
             pipeline.query_tokens,
-            f"{label} · {where} · the {h} heads' outputs side by side = Concat, "
+            f"{where} · the {h} heads' outputs side by side = Concat, "
             f"[n, h·d_v] = [{n}, {h * d_v}] (head {head + 1} framed)",
             ctx.presentation,
             highlight=head,
@@ -333,7 +322,7 @@ def _draw_figure2(ctx: state.ViewContext) -> None:
         paper.projected_figure(
             heads.output,
             pipeline.query_tokens,
-            f"{label} · {where} · Concat(head_1, …, head_{h}) W^O, "
+            f"{where} · Concat(head_1, …, head_{h}) W^O, "
             f"[n, d_model] = [{n}, {heads.output.shape[1]}]",
             ctx.presentation,
         ),
@@ -360,15 +349,13 @@ def _draw_restricted(ctx: state.ViewContext) -> None:
     )
     kind, layer, head = _controls(ctx, kinds)
     restricted = state.get_trace(ctx.name, ctx.text, decoding=ctx.decoding, window=window)
-    label = ctx.loaded.label
     chars = _half_width_chars(ctx)
-    left, right = st.columns(2)
-    for column, run, key in ((left, trace, "paper_r_full"), (right, restricted, "paper_r_band")):
-        state.plot(
-            paper.banded_heatmap(run, kind, layer, head, label, ctx.presentation, chars),
-            where=column,
-            key=key,
-        )
+    state.plot_row(
+        [
+            (paper.banded_heatmap(run, kind, layer, head, ctx.presentation, chars), key)
+            for run, key in ((trace, "paper_r_full"), (restricted, "paper_r_band"))
+        ]
+    )
     if trace.output:
         verdict = "the same as" if restricted.output == trace.output else "different from"
         st.markdown(
@@ -401,7 +388,7 @@ def _draw_restricted(ctx: state.ViewContext) -> None:
             window,
             kind == "decoder_self",
             trace.n_layers,
-            f"{label} · {KIND_LABELS[kind]} · layers from token j to token i, r = {window}",
+            f"{KIND_LABELS[kind]} · layers from token j to token i, r = {window}",
             ctx.presentation,
             chars,
         ),
@@ -466,7 +453,7 @@ def _draw_table1(ctx: state.ViewContext) -> None:
         )
         return
     timings, when = store[ctx.name]
-    title = f"{ctx.loaded.label} · encoder layer 1 · median time per call against n"
+    title = "encoder layer 1 · median time per call against n"
     chars = _half_width_chars(ctx)
     left, right = st.columns(2)
     state.plot(
@@ -477,7 +464,7 @@ def _draw_table1(ctx: state.ViewContext) -> None:
     state.plot(
         paper.ratio_figure(
             timings,
-            f"{ctx.loaded.label} · encoder layer 1 · time ÷ feed-forward time against n",
+            "encoder layer 1 · time ÷ feed-forward time against n",
             ctx.presentation,
             chars,
         ),
@@ -529,13 +516,12 @@ def _draw_projections(ctx: state.ViewContext) -> None:
     tokens = trace.source_tokens
     x = trace.encoder_hidden_states[layer]
     raw = paper.raw_attention(x)
-    label = ctx.loaded.label
     source = "the input embeddings" if layer == 0 else f"the output of layer {layer}"
     chars = _half_width_chars(ctx)
     raw_figure = paper.raw_heatmap(
         raw,
         tokens,
-        f"{label} · encoder layer {layer + 1}, raw: Q = K = V = X, its input ({source})",
+        f"encoder layer {layer + 1}, raw: Q = K = V = X, its input ({source})",
         ctx.presentation,
         chars,
     )
@@ -544,14 +530,11 @@ def _draw_projections(ctx: state.ViewContext) -> None:
         "encoder_self",
         layer,
         head,
-        label,
         ctx.presentation,
         chars,
         note="with the model's W^Q, W^K",
     )
-    left, right = st.columns(2)
-    state.plot(raw_figure, where=left, key="paper_p_raw")
-    state.plot(learned_figure, where=right, key="paper_p_learned")
+    state.plot_row([(raw_figure, "paper_p_raw"), (learned_figure, "paper_p_learned")])
     raw_diagonal = float(paper.diagonal_mean(raw))
     heads = paper.diagonal_mean(trace.attention["encoder_self"][layer])
     metrics = st.columns(3)
@@ -564,7 +547,7 @@ def _draw_projections(ctx: state.ViewContext) -> None:
             raw_diagonal,
             heads,
             len(tokens),
-            f"{label} · encoder layer {layer + 1} · mean weight a token puts on itself",
+            f"encoder layer {layer + 1} · mean weight a token puts on itself",
             ctx.presentation,
             chars,
         ),

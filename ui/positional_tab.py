@@ -179,7 +179,7 @@ def _input_parts_section(ctx: state.ViewContext) -> None:
     norms = positional.input_norms(parts.tokens, parts.parts, parts.total)
     state.plot(
         positional.input_norms_figure(
-            norms, f"{ctx.loaded.label}: norm of each part of the encoder input", ctx.presentation
+            norms, "norm of each part of the encoder input", ctx.presentation
         ),
         key="pos_input_norms",
     )
@@ -214,7 +214,6 @@ def _positions_off_section(ctx: state.ViewContext) -> None:
     seed = st.session_state["pos_seed"]
     no_positions = state.get_trace(ctx.name, ctx.text, use_positions=False, decoding=ctx.decoding)
     shuffled = shuffle_words(ctx.loaded, ctx.text, seed)
-    label = ctx.loaded.label
     kind = "encoder_self"
     # Rows: positions on, positions off. Columns: the typed order, the shuffled run put back.
     grid = [[("positions on", trace)], [("positions off", no_positions)]]
@@ -238,21 +237,16 @@ def _positions_off_section(ctx: state.ViewContext) -> None:
         )
     else:
         st.info("The text needs at least two words to shuffle.")
-    for r, row in enumerate(grid):
-        for c, (column, (setting, shown)) in enumerate(zip(st.columns(2), row)):
-            state.plot(
-                where=column,
-                figure=heatmap(
-                    shown,
-                    kind,
-                    layer,
-                    head,
-                    model_label=f"{label} · {setting}",
-                    presentation=ctx.presentation,
-                ),
-                width="stretch",
-                key=f"pos_attention_{r}{c}",
+    state.plot_row(
+        [
+            (
+                heatmap(shown, kind, layer, head, setting, presentation=ctx.presentation),
+                f"pos_attention_{r}{c}",
             )
+            for r, row in enumerate(grid)
+            for c, (setting, shown) in enumerate(row)
+        ]
+    )
     st.caption(f"All panels: {KIND_LABELS[kind]}, layer {layer + 1}, head {head + 1}.")
     if trace.target_tokens:
         st.markdown("Translations (the decoder has its own positional encoding, also off):")

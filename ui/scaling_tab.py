@@ -42,6 +42,9 @@ def render(ctx: state.ViewContext) -> list[str]:
     st.latex(
         r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
     )
+    # The headline first: the trained model's own attention with and without the scale.
+    _live_section(ctx)
+    st.subheader("Why √d_k: footnote 4, with random vectors")
     st.markdown(
         "Footnote 4: if the components of q and k are independent random variables with mean 0 "
         "and variance 1, their dot product has mean 0 and variance d_k. For large d_k the logits "
@@ -94,7 +97,6 @@ def render(ctx: state.ViewContext) -> list[str]:
     )
     st.dataframe(table.round(4), hide_index=True, width="stretch")
 
-    _live_section(ctx)
     return ["scaling_dk", "scaling_n", "scaling_T", "scaling_kind", "scaling_layer", "scaling_head"]
 
 
@@ -136,20 +138,20 @@ def _live_section(ctx: state.ViewContext) -> None:
             ctx.name, ctx.text, scale=1 / (temperature * root), decoding=ctx.decoding
         ),
     }
-    columns = st.columns(len(runs))
-    for n, (column, (label, run)) in enumerate(zip(columns, runs.items())):
+    if scaling.same_axes(runs, kind):
         state.plot(
-            where=column,
-            figure=heatmap(
-                run,
-                kind,
-                layer,
-                head,
-                model_label=f"{ctx.loaded.label} · {label}",
-                presentation=ctx.presentation,
-            ),
-            width="stretch",
-            key=f"scaling_live_{n}",
+            scaling.scale_comparison(runs, kind, layer, head, ctx.presentation),
+            key="scaling_live",
+        )
+    else:  # the decoder wrote different translations: one heatmap each, with its own tokens
+        state.plot_row(
+            [
+                (
+                    heatmap(run, kind, layer, head, label, presentation=ctx.presentation),
+                    f"scaling_live_{n}",
+                )
+                for n, (label, run) in enumerate(runs.items())
+            ]
         )
     if kind != "encoder_self":
         st.caption(

@@ -227,6 +227,7 @@ def sidebar(path: Path | None = None) -> list[str]:
         on_click=go_to,
         args=(scenes, back, st.session_state),
         width="stretch",
+        shortcut="Left",
     )
     next_column.button(
         "Next ▶",
@@ -235,6 +236,7 @@ def sidebar(path: Path | None = None) -> list[str]:
         on_click=go_to,
         args=(scenes, forward, st.session_state),
         width="stretch",
+        shortcut="Right",
     )
     if step is None:
         if "scene" in st.query_params:  # a step the file no longer has

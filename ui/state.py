@@ -114,7 +114,16 @@ def parse_int_list(raw: str) -> list[int]:
 def plot(figure, where=None, **options) -> Any:
     """st.plotly_chart (in the container `where`, if given) with our figure's own fonts and
     colours (Streamlit's theme would replace them with 12 px labels, too small for a lecture
-    hall), at the container's full width."""
+    hall), at the container's full width. A heatmap's own width (`viz.style.grid_size`) is
+    the least its cells need: `plot_row` keeps it, to lay comparisons side by side."""
     options.setdefault("theme", None)
     options.setdefault("width", "stretch")
     return (where or st).plotly_chart(figure, **options)
+
+
+def plot_row(figures: list[tuple[Any, str]], **options) -> None:
+    """(figure, key) pairs side by side as long as the page has room for them at their own
+    width, the rest on the next line: comparisons never squeeze a heatmap's cells."""
+    row = st.container(horizontal=True, wrap=True, gap="medium")
+    for figure, key in figures:
+        plot(figure, where=row, key=key, width="content", **options)

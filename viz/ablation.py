@@ -87,7 +87,6 @@ def change_grid(
     change: np.ndarray,
     kind: str,
     ablated_heads: Collection[tuple[str, int, int]],
-    model_label: str,
     presentation: bool = False,
 ) -> go.Figure:
     """Layer × head heatmap of `attention_change`, switched-off heads marked "off"."""
@@ -117,8 +116,7 @@ def change_grid(
     where = f"{off} switched off here" if off else "heads switched off elsewhere"
     apply_layout(
         fig,
-        f"{safe(model_label)} · {KIND_LABELS[kind]} · "
-        f"change in attention per layer and head ({where})",
+        f"{KIND_LABELS[kind]} · change in attention per layer and head ({where})",
         presentation,
         height=max(380, 60 * n_layers + 180),
         xaxis={"title": {"text": "head"}, "tickvals": heads, "showgrid": False},
@@ -138,7 +136,6 @@ def difference_figure(
     kind: str,
     layer: int,
     head: int,
-    model_label: str,
     presentation: bool = False,
 ) -> go.Figure:
     """One head's attention, ablated minus intact, on a fixed −1..1 diverging scale."""
@@ -149,8 +146,7 @@ def difference_figure(
         difference,
         queries[:rows],
         keys[:columns],
-        f"{safe(model_label)} · {KIND_LABELS[kind]} · layer {layer + 1}, head {head + 1}: "
-        "ablated − intact",
+        f"{KIND_LABELS[kind]} · layer {layer + 1}, head {head + 1}: ablated − intact",
         "Δ weight",
         zmin=-1.0,
         zmax=1.0,
@@ -205,9 +201,7 @@ def hidden_similarity(intact: Trace, ablated: Trace) -> np.ndarray:
     return (a * b).sum(axis=-1) / np.maximum(norms, np.finfo(np.float64).tiny)
 
 
-def similarity_figure(
-    intact: Trace, ablated: Trace, model_label: str, presentation: bool = False
-) -> go.Figure:
+def similarity_figure(intact: Trace, ablated: Trace, presentation: bool = False) -> go.Figure:
     """Bars per source token: cosine similarity of the final encoder states, intact vs ablated."""
     similarity = hidden_similarity(intact, ablated)[-1]
     last_layer = len(intact.encoder_hidden_states) - 1  # entry 0 is the input embedding
@@ -226,8 +220,7 @@ def similarity_figure(
     )
     apply_layout(
         fig,
-        f"{safe(model_label)} · encoder output (after layer {last_layer}): cosine similarity, "
-        "intact vs ablated",
+        f"encoder output (after layer {last_layer}): cosine similarity, intact vs ablated",
         presentation,
         height=460,
         xaxis={

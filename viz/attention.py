@@ -18,9 +18,9 @@ from .style import (
     GOLD_COLOR,
     KIND_LABELS,
     MASKED_COLOR,
-    PRESENTATION_SCALE,
     apply_layout,
     fit_title,
+    grid_size,
     safe,
 )
 
@@ -67,12 +67,33 @@ def token_categories(tokens) -> list[str]:
     return labels
 
 
+READ_COLOR = "#8a8a8a"
+DECODER_ROWS_AXIS = f"token written (<span style='color:{READ_COLOR}'>token read</span>)"
+
+
+def decoder_row_labels(trace: Trace, rows: Sequence[int]) -> list[str]:
+    """Labels of decoder rows: the token each row writes, then in grey the token it reads.
+
+    Row t of decoder self- and cross-attention reads token t and chooses token t + 1, so a row
+    labelled by what it reads looks off by one against the translation ("Buch" dark on
+    "reads"). Labels are escaped: the tokens come from typed text.
+    """
+    return [
+        f"{safe(trace.steps[t].token)} <span style='color:{READ_COLOR}'>"
+        f"{safe(trace.steps[t].query_token)}</span>"
+        for t in rows
+    ]
+
+
 def head_label(head: int | None) -> str:
     return "mean over heads" if head is None else f"head {head + 1}"
 
 
-def head_title(trace: Trace, kind: str, layer: int, head: int | None, model_label: str) -> str:
-    return f"{safe(model_label)} · {KIND_LABELS[kind]} · layer {layer + 1}, {head_label(head)}"
+def head_title(kind: str, layer: int, head: int | None, run_label: str | None = None) -> str:
+    """What a figure of one head shows, in one line; the model's name is in the page header.
+    `run_label` names the run when several are compared (a scale, positions off)."""
+    title = f"{KIND_LABELS[kind]} · layer {layer + 1}, {head_label(head)}"
+    return f"{safe(run_label)} · {title}" if run_label else title
 
 
 def token_axis(title: str, categories: list[str], **extra) -> dict:
@@ -124,7 +145,7 @@ def heatmap(
     kind: str,
     layer: int,
     head: int | None,
-    model_label: str | None = None,
+    run_label: str | None = None,
     stretch: bool = False,
     presentation: bool = False,
     hidden: Collection[str] = (),
@@ -140,7 +161,7 @@ def heatmap(
     kept_q = [i for i, t in enumerate(queries) if t not in set(hidden)]
     kept_k = [j for j, t in enumerate(keys) if t not in set(hidden)]
     weights = head_weights(trace, kind, layer, head)
-    title = head_title(trace, kind, layer, head, model_label or trace.model)
+    title = head_title(kind, layer, head, run_label)
     present = sorted({t for t in queries + keys if t in set(hidden)})
     if present:
         queries, keys, weights = without_tokens(queries, keys, weights, set(present))
@@ -184,17 +205,26 @@ def heatmap(
                 line={"color": GOLD_COLOR, "width": 3},
                 fillcolor="rgba(0,0,0,0)",
             )
-    size = max(420, min(900, 34 * max(len(queries), len(keys)) + 200))
+    decoder_rows = kind != "encoder_self" and len(trace.steps) == len(trace.target_tokens)
+    row_texts = (
+        [f"{trace.steps[t].token} {trace.steps[t].query_token}" for t in kept_q]
+        if decoder_rows
+        else queries
+    )
     apply_layout(
         fig,
         title,
         presentation,
-        height=round(size * (1.25 if presentation else 1.0)),
+        **grid_size(row_texts, len(keys), presentation),
         plot_bgcolor="white",
         xaxis=token_axis("key (attended to)", k_labels, tickangle=-45, side="top"),
         yaxis=token_axis("query (attending)", q_labels, autorange="reversed"),
     )
-    return fig
+    if decoder_rows:
+        fig.update_yaxes(
+            title={"text": DECODER_ROWS_AXIS}, ticktext=decoder_row_labels(trace, kept_q)
+        )
+    return fit_title(fig, keys)
 
 
 def coreference_cells(trace: Trace, kind: str, reference) -> list[tuple[int, int]]:
@@ -260,7 +290,6 @@ def mosaic_axis(name: str, n_blocks: int, block: int, **extra) -> dict:
 def overview(
     trace: Trace,
     kind: str,
-    model_label: str | None = None,
     stretch: bool = False,
     presentation: bool = False,
     max_tokens: int = OVERVIEW_MAX_TOKENS,
@@ -301,7 +330,7 @@ def overview(
         )
     )
     cut = len(queries) > max_tokens or len(keys) > max_tokens
-    title = f"{safe(model_label or trace.model)} · {KIND_LABELS[kind]} · all layers and heads"
+    title = f"{KIND_LABELS[kind]} · all layers and heads"
     if cut:
         title += f" (first {max_tokens} tokens)"
     apply_layout(
@@ -346,12 +375,11 @@ def token_heatmap(
             ygap=1,
         )
     )
-    size = max(420, min(900, 34 * max(len(rows), len(columns)) + 200))
     apply_layout(
         fig,
         title,
         presentation,
-        height=round(size * (PRESENTATION_SCALE if presentation else 1.0)),
+        **grid_size(row_tokens, len(columns), presentation),
         xaxis=token_axis(column_axis, columns, tickangle=-45, side="top"),
         yaxis=token_axis(row_axis, rows, autorange="reversed"),
     )

@@ -57,7 +57,6 @@ def breakdown_figure(
     layer: int,
     head: int,
     query: int,
-    model_label: str | None = None,
     presentation: bool = False,
 ) -> go.Figure:
     """Left: q on top, the key vectors below (values as colours). Right: q·k, × scale, softmax."""
@@ -133,7 +132,7 @@ def breakdown_figure(
     fig.update_yaxes(autorange="reversed", row=2)
     fig.update_annotations(font_size=round(15 * (1.4 if presentation else 1.0)))
     title = (
-        f"{safe(model_label or trace.model)} · {KIND_LABELS[kind]} · layer {layer + 1}, "
+        f"{KIND_LABELS[kind]} · layer {layer + 1}, "
         f"head {head + 1} · query '{safe(query_tokens[query])}'"
     )
     rows = len(keys)

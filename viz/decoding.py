@@ -18,7 +18,7 @@ from model.tokenizers import EOS_ID, SPECIALS
 from model.trace import Trace
 
 from .attention import token_axis, token_categories
-from .style import ATTENTION_COLORSCALE, GOLD_COLOR, KIND_LABELS, apply_layout, safe
+from .style import ATTENTION_COLORSCALE, GOLD_COLOR, KIND_LABELS, apply_layout, legend_below, safe
 
 EOS = SPECIALS[EOS_ID]
 
@@ -75,7 +75,6 @@ def step_figure(
     layer: int,
     step: int,
     gold: GoldAlignment | None = None,
-    model_label: str | None = None,
     presentation: bool = False,
 ) -> go.Figure:
     """Heads (rows) × source tokens (columns): cross-attention of decoder row `step`.
@@ -116,18 +115,16 @@ def step_figure(
                 hovertemplate="gold alignment: '%{x}'<extra></extra>",
             )
         )
-    title = (
-        f"{safe(model_label or trace.model)} · {KIND_LABELS['cross']} · layer {layer + 1} · "
-        + step_title(trace, step)
-    )
+    title = f"{KIND_LABELS['cross']} · layer {layer + 1} · " + step_title(trace, step)
     apply_layout(
         fig,
         title,
         presentation,
-        height=round((40 * len(heads) + 260) * (1.25 if presentation else 1.0)),
         xaxis=token_axis("source token (key)", sources, tickangle=-45),
         yaxis={"title": {"text": "head"}, "autorange": "reversed", "showgrid": False},
-        legend={"orientation": "h", "y": -0.3},
+        **legend_below(
+            fig, presentation, round((40 * len(heads) + 260) * (1.25 if presentation else 1.0))
+        ),
         plot_bgcolor="white",
     )
     return fig

@@ -17,15 +17,18 @@ TRACE_JSON_MAX_WEIGHTS = 2_000_000
 
 
 def attention_frame(trace: Trace, kind: str, layers, heads) -> pd.DataFrame:
-    """One row per (layer, head, query, key) weight; layers and heads are 0-based indices."""
+    # `layers` and `heads` index the Trace's arrays (from 0).
+    """One row per (layer, head, query, key) weight. Layers and heads are numbered from 1, as
+    the page and the file names show them ("layer4-head2" holds layer 4, head 2); query and key
+    indices are positions, from 0 as in PE(pos)."""
     queries, keys = trace.axis_tokens(kind)
     layers, heads = list(layers), list(heads)
     weights = trace.attention[kind][np.ix_(layers, heads)]  # [layer, head, query, key]
     layer_i, head_i, query_i, key_i = np.indices(weights.shape).reshape(4, -1)
     frame = pd.DataFrame(
         {
-            "layer": np.asarray(layers)[layer_i],
-            "head": np.asarray(heads)[head_i],
+            "layer": np.asarray(layers)[layer_i] + 1,
+            "head": np.asarray(heads)[head_i] + 1,
             "query_index": query_i,
             "query_token": np.asarray(queries, dtype=object)[query_i],
             "key_index": key_i,
@@ -39,7 +42,7 @@ def attention_frame(trace: Trace, kind: str, layers, heads) -> pd.DataFrame:
 
 
 def attention_csv(trace: Trace, kind: str, layers, heads) -> str:
-    """The weights as CSV text (0-based layer and head, as in the Trace's arrays)."""
+    """The weights as CSV text (see `attention_frame` for the numbering)."""
     return attention_frame(trace, kind, layers, heads).to_csv(index=False, float_format="%.9g")
 
 

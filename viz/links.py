@@ -81,7 +81,6 @@ def links_figure(
     layer: int,
     heads: list[int],
     focus: tuple[str, int] | None = None,
-    model_label: str | None = None,
     presentation: bool = False,
     selection: LinkSelection | None = None,
 ) -> go.Figure:
@@ -125,10 +124,7 @@ def links_figure(
             )
         )
     which = ", ".join(f"{h + 1}" for h in sorted(heads)) or "none"
-    title = (
-        f"{safe(model_label or trace.model)} · {KIND_LABELS[kind]} · layer {layer + 1}, "
-        f"heads {which}"
-    )
+    title = f"{KIND_LABELS[kind]} · layer {layer + 1}, heads {which}"
     apply_layout(
         fig,
         title,

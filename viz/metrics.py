@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import apply_layout, safe
+from .style import apply_layout, grid_size
 
 _EVALUATIONS = (
     ("beam4", "held-out test set, beam search (4 beams, α=0.6)"),
@@ -70,7 +70,6 @@ def head_grid(
     values: list[list[float]],
     title: str,
     colorbar: str,
-    model_label: str,
     presentation: bool = False,
     low_is_good: bool = False,
 ) -> go.Figure:
@@ -94,9 +93,11 @@ def head_grid(
     )
     return apply_layout(
         fig,
-        f"{safe(model_label)} · {title}",
+        title,
         presentation,
-        height=max(380, 60 * layers + 180),
+        **grid_size(
+            [str(layer) for layer in range(1, layers + 1)], heads, presentation, cell_text_chars=4
+        ),
         xaxis={"title": {"text": "head"}, "tickvals": list(range(1, heads + 1))},
         yaxis={
             "title": {"text": "layer"},
@@ -106,24 +107,19 @@ def head_grid(
     )
 
 
-def alignment_error_grid(
-    aer: list[list[float]], model_label: str, presentation: bool = False
-) -> go.Figure:
+def alignment_error_grid(aer: list[list[float]], presentation: bool = False) -> go.Figure:
     """Each cross-attention head's AER against the gold alignment: 0 (every argmax on a gold
     link) to 1 (none), good heads dark."""
     return head_grid(
         aer,
         "cross-attention heads: alignment error rate",
         "AER (lower: closer to the gold alignment)",
-        model_label,
         presentation,
         low_is_good=True,
     )
 
 
-def loss_curve(
-    history: list[list[float]], floor: float, model_label: str, presentation: bool = False
-) -> go.Figure:
+def loss_curve(history: list[list[float]], floor: float, presentation: bool = False) -> go.Figure:
     """Training loss against step, from the sidecar's loss_history ([step, loss] pairs), with the
     label-smoothing floor no model can go below."""
     steps, losses = zip(*history)
@@ -144,7 +140,7 @@ def loss_curve(
     )
     return apply_layout(
         fig,
-        f"{safe(model_label)} · training loss (label-smoothed cross-entropy)",
+        "training loss (label-smoothed cross-entropy)",
         presentation,
         height=420,
         xaxis={"title": {"text": "training step"}},

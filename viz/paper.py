@@ -34,12 +34,14 @@ from .style import (
     FONT_SIZE,
     HEAD_COLORS,
     KIND_LABELS,
+    LEGEND_ROW_PX,
     MASKED_COLOR,
     PRESENTATION_SCALE,
     SIGNED_COLORSCALE,
     apply_layout,
     fit_title,
-    safe,
+    grid_size,
+    legend_below,
 )
 
 SELF_KINDS = ("encoder_self", "decoder_self")
@@ -340,7 +342,6 @@ def figure1(
     config: TransformerConfig,
     n_source: int,
     n_target: int,
-    model_label: str,
     window: int | None = None,
     presentation: bool = False,
 ) -> go.Figure:
@@ -402,7 +403,7 @@ def figure1(
     )
     decoder = config.is_encoder_decoder
     title = (
-        f"{safe(model_label)} · Figure 1 for this sentence ("
+        "Figure 1 for this sentence ("
         + ("encoder and decoder" if decoder else "encoder only")
         + f") · N = {config.N}, h = {config.h}, d_model = {config.d_model}, d_ff = {config.d_ff}"
     )
@@ -641,13 +642,11 @@ def _grey_layer(grey: np.ndarray, reasons: np.ndarray, x, y) -> go.Heatmap:
 
 
 def _square_layout(fig, title, presentation, columns, rows, column_axis, line_chars) -> None:
-    f = _factor(presentation)
-    size = max(380, min(760, 30 * max(len(rows), len(columns) or 1) + 200))
     apply_layout(
         fig,
         title,
         presentation,
-        height=round(size * f),
+        **grid_size([r.rstrip("\u200b") for r in rows], len(columns) or 1, presentation),
         plot_bgcolor="white",
         xaxis=token_axis(column_axis, list(columns), tickangle=-45, side="top") if columns else {},
         yaxis=token_axis("query (attending)", list(rows), autorange="reversed", title_standoff=14),
@@ -886,7 +885,6 @@ def banded_heatmap(
     kind: str,
     layer: int,
     head: int,
-    model_label: str,
     presentation: bool = False,
     line_chars: int = 40,
     note: str | None = None,
@@ -918,7 +916,7 @@ def banded_heatmap(
     what = note or ("full attention" if window is None else f"window r = {window}")
     _square_layout(
         fig,
-        f"{safe(model_label)} · {KIND_LABELS[kind]} · layer {layer + 1}, head {head + 1} · {what}",
+        f"{KIND_LABELS[kind]} · layer {layer + 1}, head {head + 1} · {what}",
         presentation,
         columns,
         rows,
@@ -998,21 +996,6 @@ def path_length_figure(
     return fig
 
 
-LEGEND_ROW_PX = 30
-
-
-def _legend_below(fig: go.Figure, presentation: bool) -> dict:
-    """Layout for a legend in the bottom margin (container coordinates), one entry a row, so it
-    covers neither the plot nor the x axis: the legend and margin settings."""
-    f = _factor(presentation)
-    rows = sum(1 for trace in fig.data if trace.showlegend is not False)
-    legend_px = round(rows * LEGEND_ROW_PX * f)
-    return {
-        "legend": {"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
-        "margin": {"b": legend_px + round(110 * f)},
-    }
-
-
 def path_growth_figure(
     n_tokens: int,
     windows: Sequence[int],
@@ -1063,7 +1046,7 @@ def path_growth_figure(
         height=round((520 + LEGEND_ROW_PX * (len(set(windows)) + 2)) * _factor(presentation)),
         xaxis={"title": {"text": "sequence length n (tokens)"}},
         yaxis={"title": {"text": "maximum path length (layers)"}, "rangemode": "tozero"},
-        **_legend_below(fig, presentation),
+        **legend_below(fig, presentation),
     )
     return fit_title(fig, max_chars=line_chars)
 
@@ -1165,7 +1148,7 @@ def timing_figure(
         height=round(820 * _factor(presentation)),
         xaxis=_length_axis(timings),
         yaxis={"title": {"text": "median time per call (ms)"}, "type": "log"},
-        **_legend_below(fig, presentation),
+        **legend_below(fig, presentation),
     )
     return fit_title(fig, max_chars=line_chars)
 
@@ -1213,7 +1196,7 @@ def ratio_figure(
         height=round(860 * _factor(presentation)),
         xaxis=_length_axis(timings),
         yaxis={"title": {"text": "time ÷ feed-forward time"}, "type": "log"},
-        **_legend_below(fig, presentation),
+        **legend_below(fig, presentation),
     )
     return fit_title(fig, max_chars=line_chars)
 
@@ -1329,6 +1312,6 @@ def diagonal_figure(
         xaxis={"title": {"text": "attention computed with"}, "tickangle": -45},
         yaxis={"title": {"text": "mean weight on the diagonal"}, "range": [0, 1.02]},
         bargap=0.2,
-        **_legend_below(fig, presentation),
+        **legend_below(fig, presentation),
     )
     return fit_title(fig, max_chars=line_chars)

@@ -19,7 +19,15 @@ from plotly.subplots import make_subplots
 
 from model.trace import Trace
 
-from .style import HEAD_COLORS, SIGNED_COLORSCALE, apply_layout, safe_all
+from .style import (
+    FONT_SIZE,
+    HEAD_COLORS,
+    PRESENTATION_SCALE,
+    SIGNED_COLORSCALE,
+    apply_layout,
+    legend_below,
+    safe_all,
+)
 
 BASE = 10000.0  # the paper's 10000 in 10000^(2i/d_model)
 
@@ -157,7 +165,11 @@ def wavelength_figure(d_model: int, presentation: bool = False) -> go.Figure:
         presentation,
         height=460,
         xaxis={"title": {"text": "pair index i (dimensions 2i and 2i+1)"}},
-        yaxis={"title": {"text": "wavelength λ_i (positions, log scale)"}, "type": "log"},
+        yaxis={
+            "title": {"text": "λ_i (positions, log scale)"},
+            "type": "log",
+            "dtick": 1,
+        },
         showlegend=False,
     )
 
@@ -211,16 +223,16 @@ def offset_profile_figure(
         fig,
         title,
         presentation,
-        height=460,
         xaxis={"title": {"text": "offset q − p (positions)"}},
         yaxis={"title": {"text": "PE(p)·PE(p + offset)"}},
-        legend={"orientation": "h", "y": -0.25},
+        **legend_below(fig, presentation, 460),
     )
 
 
 def shift_figure(table: np.ndarray, k: int, presentation: bool = False) -> go.Figure:
     """Left: the top-left corner of M_k (its 2×2 rotation blocks); right: the residual per position."""
     d_model = table.shape[1]
+    factor = PRESENTATION_SCALE if presentation else 1.0
     shown = min(d_model, 16)
     corner = shift_matrix(k, d_model)[:shown, :shown]
     residual = shift_residual(table, k)
@@ -239,7 +251,19 @@ def shift_figure(table: np.ndarray, k: int, presentation: bool = False) -> go.Fi
         colorscale=SIGNED_COLORSCALE,
         zmin=-1,
         zmax=1,
-        colorbar={"title": {"text": "entry"}, "x": 0.36, "len": 0.9},
+        # Across the bottom of the figure under the left panel: between the panels it would
+        # cover the right panel's axis title.
+        colorbar={
+            "title": {"text": "entry", "side": "top"},
+            "orientation": "h",
+            "x": 0.2,
+            "xanchor": "center",
+            "yref": "container",
+            "y": 0,
+            "yanchor": "bottom",
+            "len": 0.38,
+            "thickness": 16,
+        },
         hovertemplate="M[%{y}, %{x}] = %{z:.6f}<extra></extra>",
         row=1,
         col=1,
@@ -256,13 +280,14 @@ def shift_figure(table: np.ndarray, k: int, presentation: bool = False) -> go.Fi
     )
     fig.update_yaxes(autorange="reversed", title_text="row", row=1, col=1)
     fig.update_xaxes(title_text="column", row=1, col=1)
-    fig.update_yaxes(type="log", title_text="largest |difference| (log)", row=1, col=2)
+    fig.update_yaxes(type="log", dtick=1, title_text="largest |difference| (log)", row=1, col=2)
     fig.update_xaxes(title_text="position pos", row=1, col=2)
     return apply_layout(
         fig,
         f"PE(pos+{k}) = M_{k}·PE(pos): one fixed matrix for every position, d_model = {d_model}",
         presentation,
-        height=520,
+        height=round(640 * factor),
+        margin={"b": round((110 + 16) * factor + 2.8 * FONT_SIZE * factor)},
     )
 
 
@@ -295,11 +320,10 @@ def input_norms_figure(norms: pd.DataFrame, title: str, presentation: bool = Fal
         fig,
         title,
         presentation,
-        height=480,
         barmode="group",
         xaxis={"title": {"text": "position: token"}, "tickangle": -45},
         yaxis={"title": {"text": "Euclidean norm"}},
-        legend={"orientation": "h", "y": 1.12},
+        **legend_below(fig, presentation, 480),
     )
 
 

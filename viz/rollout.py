@@ -14,7 +14,6 @@ import plotly.graph_objects as go
 from model.trace import Trace
 
 from .attention import token_heatmap
-from .style import safe
 
 RESIDUAL_SHARE = 0.5  # Abnar & Zuidema: Ã = 0.5 A + 0.5 I
 
@@ -41,9 +40,7 @@ def rollout(attention: np.ndarray) -> np.ndarray:
     return result
 
 
-def rollout_figure(
-    trace: Trace, layer: int, model_label: str, presentation: bool = False
-) -> go.Figure:
+def rollout_figure(trace: Trace, layer: int, presentation: bool = False) -> go.Figure:
     """The encoder's rollout through layers 1..layer+1 (layer is 0-based)."""
     tokens = trace.source_tokens
     matrix = rollout(trace.attention["encoder_self"][: layer + 1])[layer]
@@ -52,8 +49,7 @@ def rollout_figure(
         matrix,
         tokens,
         tokens,
-        f"{safe(model_label)} · encoder attention rollout through {through} "
-        "(mean over heads, residual added)",
+        f"encoder attention rollout through {through} (mean over heads, residual added)",
         "rollout share",
         row_axis=f"output position after layer {layer + 1}",
         column_axis="input token",

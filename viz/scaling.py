@@ -18,9 +18,25 @@ from plotly.subplots import make_subplots
 
 from model.trace import Trace
 
+from .attention import CELL_HOVER, head_title, token_axis, token_categories, with_mask
 from .stats import attention_statistics
-from .style import HEAD_COLORS, apply_layout
+from .style import (
+    ATTENTION_COLORSCALE,
+    CHAR_WIDTH,
+    FONT_SIZE,
+    HEAD_COLORS,
+    PRESENTATION_SCALE,
+    apply_layout,
+    colorbar_room,
+    fit_title,
+    grid_size,
+    legend_below,
+    row_label_room,
+)
 
+# d_k on a log axis labelled at powers of 4 only: Plotly's own log ticks add 2 and 5 between the
+# decades, which print over each other in a panel a third of the page wide.
+DK_AXIS = {"type": "log", "tickvals": [1, 4, 16, 64, 256, 1024]}
 # d_k from 1 to 1,024, evenly spread on a log axis.
 DK_GRID = tuple(int(d) for d in np.unique(np.round(np.logspace(0, 10, 21, base=2))))
 SCALED_COLOR, UNSCALED_COLOR = HEAD_COLORS[0], HEAD_COLORS[1]
@@ -147,10 +163,9 @@ def variance_figure(table: pd.DataFrame, samples: int, presentation: bool = Fals
         fig,
         "Variance of q·k for q, k with independent N(0, 1) components",
         presentation,
-        height=500,
-        xaxis={"title": {"text": "d_k (log scale)"}, "type": "log"},
-        yaxis={"title": {"text": "variance (log scale)"}, "type": "log"},
-        legend={"orientation": "h", "y": -0.25},
+        xaxis={"title": {"text": "d_k (log scale)"}, **DK_AXIS},
+        yaxis={"title": {"text": "variance (log scale)"}, "type": "log", "dtick": 1},
+        **legend_below(fig, presentation, 500),
     )
 
 
@@ -208,8 +223,7 @@ def logit_histograms(
         fig,
         f"Distribution of the attention logits for d_k = {d_k}",
         presentation,
-        height=480,
-        legend={"orientation": "h", "y": -0.3},
+        **legend_below(fig, presentation, 480),
     )
     frame = pd.DataFrame(
         summary, columns=["logits", "sample variance", "exact variance", "largest |logit|"]
@@ -244,13 +258,12 @@ def softmax_figure(table: pd.DataFrame, n_keys: int, presentation: bool = False)
             )
         if reference is not None:
             fig.add_hline(y=reference, line_dash="dot", row=1, col=col)
-        fig.update_xaxes(type="log", title_text="d_k (log scale)", row=1, col=col)
+        fig.update_xaxes(title_text="d_k (log scale)", row=1, col=col, **DK_AXIS)
     return apply_layout(
         fig,
         f"Softmax over n = {n_keys} keys with random N(0, 1) queries and keys",
         presentation,
-        height=480,
-        legend={"orientation": "h", "y": -0.3},
+        **legend_below(fig, presentation, 480),
     )
 
 
@@ -295,3 +308,68 @@ def output_change(traces: dict[str, Trace], reference: str) -> pd.DataFrame:
             row["translation"] = trace.output
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def same_axes(traces: dict[str, Trace], kind: str) -> bool:
+    """Whether the runs share their query and key tokens (a decoder's own translation may
+    differ between scales), so their heatmaps can share one token axis."""
+    axes = {trace.axis_tokens(kind) for trace in traces.values()}
+    return len(axes) == 1
+
+
+def scale_comparison(
+    traces: dict[str, Trace], kind: str, layer: int, head: int, presentation: bool = False
+) -> go.Figure:
+    """One head's heatmap under each scale, side by side with one query axis and one colour
+    scale (0 to 1), so the flattening or sharpening reads across at a glance.
+
+    Key labels stand upright (turned by 90°), which lets three panels of 15 tokens share a
+    1920 px screen at presentation size. The runs must share their tokens (`same_axes`).
+    """
+    queries, keys = next(iter(traces.values())).axis_tokens(kind)
+    rows, columns = token_categories(queries), token_categories(keys)
+    fig = make_subplots(
+        rows=1,
+        cols=len(traces),
+        shared_yaxes=True,
+        horizontal_spacing=0.02,
+        subplot_titles=[f"<b>{label}</b>" for label in traces],
+    )
+    for col, trace in enumerate(traces.values(), start=1):
+        fig.add_trace(
+            go.Heatmap(
+                z=with_mask(kind, trace.attention[kind][layer, head]),
+                x=columns,
+                y=rows,
+                hovertemplate=CELL_HOVER,
+                colorscale=ATTENTION_COLORSCALE,
+                zmin=0.0,
+                zmax=1.0,
+                showscale=col == 1,
+                colorbar={"title": {"text": "weight (0–1)"}},
+                xgap=1,
+                ygap=1,
+            ),
+            row=1,
+            col=col,
+        )
+        fig.update_xaxes(
+            token_axis("key (attended to)", columns, tickangle=-90, side="top"), row=1, col=col
+        )
+    fig.update_yaxes(token_axis("query (attending)", rows, autorange="reversed"), row=1, col=1)
+    font = FONT_SIZE * (PRESENTATION_SCALE if presentation else 1.0)
+    # Upright labels need only a line's height (1.3 font sizes) between neighbours.
+    panels = len(traces) * max(1.3 * font * len(keys), 8 * font)
+    width = row_label_room(queries, presentation) + panels * 1.05 + colorbar_room(presentation)
+    longest = min(max(len(k) for k in keys), 24)
+    labels_px = CHAR_WIDTH * longest * font + 2.5 * font  # upright tick labels and axis title
+    fig.update_annotations(font_size=round(font), yshift=round(labels_px))
+    apply_layout(
+        fig,
+        head_title(kind, layer, head) + " · under each scale",
+        presentation,
+        width=round(width),
+        height=grid_size(queries, len(keys), presentation)["height"],
+        plot_bgcolor="white",
+    )
+    return fit_title(fig, top_room=round(labels_px + 2 * font))

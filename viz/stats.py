@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from model.trace import Trace
 
-from .style import ATTENTION_COLORSCALE, KIND_LABELS, apply_layout, fit_title, safe
+from .style import ATTENTION_COLORSCALE, KIND_LABELS, apply_layout, fit_title, grid_size
 
 # Every input word the vocabulary lacks is read as one of these: a placeholder, not a word.
 UNKNOWN_TOKENS = frozenset({"<unk>", "[UNK]"})
@@ -177,7 +177,6 @@ def statistic_grid(
     kind: str,
     column: str,
     n_keys: int,
-    model_label: str,
     presentation: bool = False,
 ) -> go.Figure:
     """Layer × head heatmap of one statistic of one attention kind, on its fixed colour scale."""
@@ -201,12 +200,12 @@ def statistic_grid(
             ygap=2,
         )
     )
-    title = f"{safe(model_label)} · {KIND_LABELS[kind]} · {statistic.label}, per layer and head"
+    title = f"{KIND_LABELS[kind]} · {statistic.label}, per layer and head"
     apply_layout(
         fig,
         title,
         presentation,
-        height=max(380, 60 * len(grid) + 180),
+        **grid_size([f"{layer}" for layer in grid.index], len(grid.columns), presentation),
         xaxis={"title": {"text": "head"}, "tickvals": list(grid.columns), "showgrid": False},
         yaxis={
             "title": {"text": "layer"},

@@ -4,7 +4,6 @@ scales, and escaping of every user-typed string that reaches a figure."""
 from __future__ import annotations
 
 import html
-import re
 import textwrap
 from collections.abc import Sequence
 
@@ -45,7 +44,9 @@ pio.templates["atlas"] = go.layout.Template(
         "xaxis": {"gridcolor": "#ebebeb", "zeroline": False, "automargin": True},
         "yaxis": {"gridcolor": "#ebebeb", "zeroline": False, "automargin": True},
         "hovermode": "closest",
-    }
+    },
+    # A colour bar's title runs along the bar, so it cannot print over the bar's top tick label.
+    data={"heatmap": [go.Heatmap(colorbar={"title": {"side": "right"}})]},
 )
 pio.templates.default = "atlas"
 
@@ -71,21 +72,115 @@ def apply_layout(fig: go.Figure, title: str, presentation: bool = False, **layou
     return fig
 
 
+LEGEND_ROW_PX = 30
+# The smallest heatmap cell at FONT_SIZE: neighbouring tick labels turned by 45° lie 0.7 cell
+# apart and need about 1.2 font sizes. Presentation mode enlarges cells by less than the fonts
+# (PRESENTATION_CELL_SCALE) so that a 15-token heatmap and its controls still fit 1080 px.
+CELL_PX = 34
+PRESENTATION_CELL_SCALE = 1.25
+# Average glyph width of the figure font, in font sizes: to estimate the room labels take.
+CHAR_WIDTH = 0.6
+
+
+def legend_below(fig: go.Figure, presentation: bool, plot_height: int | None = None) -> dict:
+    """Layout for a legend in the bottom margin (container coordinates), one entry a row, so it
+    covers neither the plot nor the x axis: the legend and margin settings for `apply_layout`,
+    and with `plot_height` a figure height that adds the legend's rows to it."""
+    factor = PRESENTATION_SCALE if presentation else 1.0
+    rows = sum(1 for trace in fig.data if trace.showlegend is not False)
+    legend_px = round(rows * LEGEND_ROW_PX * factor)
+    layout = {
+        "legend": {"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
+        "margin": {"b": legend_px + round(110 * factor)},
+    }
+    if plot_height is not None:
+        layout["height"] = plot_height + legend_px
+    return layout
+
+
+def _font_px(presentation: bool) -> float:
+    return FONT_SIZE * (PRESENTATION_SCALE if presentation else 1.0)
+
+
+def row_label_room(row_labels: Sequence[str], presentation: bool) -> float:
+    """Pixels left of a heatmap for its row labels and the axis title."""
+    longest = max((len(label) for label in row_labels), default=1)
+    return (CHAR_WIDTH * min(longest, 24) + 2.5) * _font_px(presentation)
+
+
+def colorbar_room(presentation: bool) -> float:
+    """Pixels right of a heatmap for its colour bar, tick labels and title."""
+    return 4.5 * _font_px(presentation) + 40
+
+
+def grid_size(
+    row_labels: Sequence[str],
+    n_columns: int,
+    presentation: bool,
+    colorbar: bool = True,
+    cell_text_chars: int = 0,
+) -> dict:
+    """Width and height (layout settings) of a heatmap whose cells are at least CELL_PX, with
+    room on the left for the row labels and the axis title, and on the right for a colour bar.
+
+    The page draws a figure at its container's width; the width here is the least its cells
+    need, which `ui.state.plot_row` keeps to lay comparisons side by side. Cells that print
+    their value get room for `cell_text_chars` characters.
+    """
+    scale = PRESENTATION_CELL_SCALE if presentation else 1.0
+    font = _font_px(presentation)
+    cell = max(CELL_PX * scale, (CHAR_WIDTH * cell_text_chars + 0.8) * font)
+    left = row_label_room(row_labels, presentation)
+    right = colorbar_room(presentation) if colorbar else font
+    n_rows = len(row_labels)
+    return {
+        # At least 24 font sizes of plot: a one-line title fits above a heatmap of few tokens.
+        "width": round(max(cell * n_columns, 24 * font) + left + right),
+        "height": round(max(CELL_PX * scale * n_rows, 8 * font) + 120 * scale),
+    }
+
+
+def _title_lines(title: str, width: int) -> list[str]:
+    """The title's " · "-separated parts packed into as few lines of `width` characters as
+    they fit in (a part longer than a line is wrapped at spaces); "<br>" always breaks."""
+    lines = []
+    for paragraph in title.split("<br>"):
+        line = ""
+        for part in paragraph.split(" · "):
+            joined = f"{line} · {part}" if line else part
+            if len(joined) <= width:
+                line = joined
+                continue
+            if line:
+                lines.append(line)
+            *full, line = textwrap.wrap(part, width) or [""]
+            lines += full
+        lines.append(line)
+    return lines
+
+
 def fit_title(
-    fig: go.Figure, top_axis_tokens: Sequence[str] = (), max_chars: int = TITLE_LINE_CHARS
+    fig: go.Figure,
+    top_axis_tokens: Sequence[str] = (),
+    max_chars: int = TITLE_LINE_CHARS,
+    top_room: int | None = None,
 ) -> go.Figure:
-    """Wrap the title into lines (at " · " and spaces) and make room for it at the top.
+    """Wrap the title into as few lines as fit (at " · ", else at spaces) and make room for it
+    at the top.
 
     Plotly neither wraps titles nor leaves room for a title of several lines above a token axis
-    drawn at the top, so the top margin is computed here from the line count and the tokens.
+    drawn at the top, so the top margin is computed here from the line count and the tokens
+    (turned by 45°), or is given as `top_room` pixels for what else stands above the plot.
     """
     title_size = fig.layout.title.font.size
-    width = round(max_chars * TITLE_SIZE / title_size)  # fewer characters in presentation mode
-    parts = re.split(r" · |<br>", fig.layout.title.text)
-    lines = [line for part in parts for line in textwrap.wrap(part, width)]
+    if fig.layout.width:  # a figure of known width: as many characters as fit in it
+        width = int((fig.layout.width - 40) / (CHAR_WIDTH * title_size))
+    else:
+        width = round(max_chars * TITLE_SIZE / title_size)  # fewer in presentation mode
+    lines = _title_lines(fig.layout.title.text, width)
     line_height = round(1.3 * title_size)
     title_room = line_height * len(lines) + line_height // 2
-    axis_room = 0
+    axis_room = top_room or 0
     if top_axis_tokens:
         # Axis title plus tick labels turned by 45°: about 0.4 font sizes of height per character.
         longest = min(max(len(token) for token in top_axis_tokens), 24)
