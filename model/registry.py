@@ -50,6 +50,8 @@ class LoadedModel:
     info: Mapping = field(default_factory=lambda: MappingProxyType({}))
     # what the model's corpus knows about a typed text (reference translation, gold links)
     reference: Callable[[str], Reference | None] | None = None
+    # what a reader must know to read this model's output (shown beside it)
+    output_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,11 @@ def load_untrained(device: torch.device) -> LoadedModel:
         device=device,
         max_source_tokens=48,
         special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
+        output_note=(
+            "This model has never been trained: its weights are random. Its output (often one "
+            "word over and over) is what a Transformer writes before training, and its heads "
+            "show what attention looks like before it has learned anything."
+        ),
     )
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz, process
+
 SPECIALS = ("<pad>", "<unk>", "<s>", "</s>")
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = range(len(SPECIALS))
 
@@ -47,6 +49,13 @@ class WordTokenizer:
         unknown = tuple(dict.fromkeys(w for w, i in zip(words, ids) if i == UNK_ID))
         tokens = tuple(w if i != UNK_ID else SPECIALS[UNK_ID] for w, i in zip(words, ids))
         return Tokenized(ids, tokens, unknown, total if total > max_tokens else None)
+
+    def nearest(self, word: str, limit: int = 3) -> list[str]:
+        """Known words closest to a word the vocabulary lacks (edit similarity, at least 60 of
+        100), best first: what the person probably meant to type."""
+        known = self.itos[len(SPECIALS) :]
+        found = process.extract(word, known, scorer=fuzz.ratio, limit=limit, score_cutoff=60)
+        return [match for match, _, _ in found]
 
     def tokens(self, ids: Iterable[int]) -> list[str]:
         return [self.itos[i] for i in ids]

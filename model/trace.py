@@ -139,8 +139,15 @@ def run(
             f"{loaded.max_source_tokens}, so only the first {loaded.max_source_tokens} are shown."
         )
     if tokenized.unknown:
+        # Word-level vocabularies suggest the known words nearest to each unknown one.
+        nearest = getattr(loaded.tokenizer, "nearest", lambda word: [])
+        words = []
+        for word in tokenized.unknown:
+            close = nearest(word)
+            words.append(f"{word} (did you mean {' / '.join(close)}?)" if close else word)
         notices.append(
-            "Not in the model's vocabulary (read as <unk>): " + ", ".join(tokenized.unknown)
+            "Not in the model's vocabulary (read as <unk>), so the output is built without "
+            "them: " + ", ".join(words)
         )
     timings = {}
     config = model.config

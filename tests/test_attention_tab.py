@@ -136,7 +136,15 @@ def test_presentation_mode_is_larger_and_sparer():
     explanation = "What am I looking at?"
     assert any(explanation in m.value for m in normal.tabs[0].markdown)
     assert not any(explanation in m.value for m in shown.tabs[0].markdown)
+    # ... but a one-sentence explanation stays beside the figure.
+    assert any("Each **row** is a token reading" in m.value for m in shown.tabs[0].markdown)
     assert not shown.tabs[0].get("download_button")
+
+
+def test_the_untrained_models_output_says_what_it_is():
+    untrained, trained = _app(model="paper-untrained"), _app(model="en-de")
+    assert any("never been trained" in box.value for box in untrained.info)
+    assert not any("never been trained" in box.value for box in trained.info)
 
 
 @pytest.mark.parametrize("kind, explained", [("cross", True), ("encoder_self", False)])

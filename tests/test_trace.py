@@ -152,3 +152,16 @@ def test_cli_bad_input_gives_one_line_and_nonzero_exit(args):
     assert result.returncode != 0
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_unknown_word_is_named_with_the_known_words_nearest_to_it(untrained):
+    """"dgo" is not in the translator's vocabulary; "dog" is, two edits away (a swap)."""
+    vocabulary = set(untrained.tokenizer.itos)
+    assert "dgo" not in vocabulary and "dog" in vocabulary
+    trace = run(untrained, "The dgo sees the man.")
+    (notice,) = [n for n in trace.notices if "vocabulary" in n]
+    suggested = notice.split("dgo (did you mean ")[1].split("?)")[0].split(" / ")
+    assert "dog" in suggested and set(suggested) <= vocabulary
+    # A word far from every known word gets no suggestion.
+    far = run(untrained, "The qzxwv sees the man.")
+    assert "qzxwv" in " ".join(far.notices) and "did you mean" not in " ".join(far.notices)

@@ -375,8 +375,11 @@ def test_gold_alignment_exact_when_the_reference_was_written(trace):
     assert gold.exact
     assert gold.rows == tuple((i,) for i in range(8)) + (None,)
     fig = step_figure(perfect, 0, 2, gold)
-    marks = fig.data[1]
-    assert set(_visible(marks.x)) == {"dog"} and len(marks.y) == trace.n_heads
+    # One outline around the column of "dog" (source position 2), over every head's row.
+    (mark,) = fig.layout.shapes
+    assert (mark.x0, mark.x1) == (1.5, 2.5) and trace.source_tokens[2] == "dog"
+    assert (mark.y0, mark.y1) == (-0.5, trace.n_heads - 0.5)
+    assert fig.data[1].name == "gold alignment"
 
 
 def test_gold_alignment_by_matching_when_the_output_differs(trace):

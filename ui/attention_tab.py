@@ -154,12 +154,18 @@ def _stretch_control(ctx: state.ViewContext) -> bool:
 
 
 def _chart(
-    ctx: state.ViewContext, fig, key: str, file_name: str, top_tokens=(), line_chars: int = 70
+    ctx: state.ViewContext,
+    fig,
+    key: str,
+    file_name: str,
+    top_tokens=(),
+    line_chars: int = 70,
+    top_room: int | None = None,
 ) -> None:
-    """Wrap the title to the figure's width (a heatmap has done so itself); a PNG button that
-    names the file."""
+    """Wrap the title to the figure's width (a heatmap has done so itself) above the room its
+    top axis needs; a PNG button that names the file."""
     if not fig.layout.width:
-        fit_title(fig, top_tokens, line_chars)
+        fit_title(fig, top_tokens, line_chars, top_room)
     state.plot(fig, key=key, config=export.plotly_config(file_name))
 
 
@@ -368,7 +374,8 @@ def _draw_links(ctx: state.ViewContext) -> list[str]:
     selection = select_links(trace, kind, layer, sorted(heads), focus)
     fig = links_figure(trace, kind, layer, sorted(heads), focus, ctx.presentation, selection)
     name = f"{ctx.name}-{kind}-layer{layer + 1}-links"
-    _chart(ctx, fig, "attention_links", name)
+    # The column headers "query" and "key" stand above the plot: a line and a half of room.
+    _chart(ctx, fig, "attention_links", name, top_room=round(2.6 * fig.layout.font.size))
     bounds = [f"lines under {MIN_WEIGHT} are left out ({selection.dropped_light:,} of them)"]
     if selection.dropped_over_cap:
         bounds.append(
@@ -425,14 +432,12 @@ def _draw_decoding(ctx: state.ViewContext) -> list[str]:
     )
     gold = gold_alignment(trace, state.get_reference(ctx.name, ctx.text))
     name = f"{ctx.name}-cross-layer{layer + 1}-step{step + 1}"
-    attention_column, choice_column = st.columns([3, 2])
-    with attention_column:
-        fig = step_figure(trace, layer, step, gold, ctx.presentation)
-        _chart(ctx, fig, "decoding_attention", name, line_chars=44)
-    with choice_column:
-        st.markdown("**" + step_title(trace, step, escape_markdown) + "**")
-        top = alternatives_figure(trace, step, ctx.presentation)
-        _chart(ctx, top, "decoding_top", name + "-top", line_chars=22)
+    # One under the other: side by side, both were too narrow for their labels on a laptop.
+    st.markdown("**" + step_title(trace, step, escape_markdown) + "**")
+    fig = step_figure(trace, layer, step, gold, ctx.presentation)
+    _chart(ctx, fig, "decoding_attention", name)
+    top = alternatives_figure(trace, step, ctx.presentation)
+    _chart(ctx, top, "decoding_top", name + "-top")
     if gold is None:
         st.caption("No gold alignment: the corpus grammar does not cover this English sentence.")
     elif gold.exact:

@@ -16,6 +16,8 @@ def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
     st.markdown("### " + escape_markdown(loaded.label))
     if trace.output:
         st.markdown("#### Output: " + escape_markdown(trace.output))
+        if loaded.output_note:
+            st.info(loaded.output_note)
     if loaded.reference is not None:
         reference = state.get_reference(loaded.name, text)
         if reference is None:
@@ -30,4 +32,4 @@ def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
                 + escape_markdown(reference.text)
             )
     for notice in trace.notices:
-        st.info(escape_markdown(notice))  # notices quote typed words
+        st.warning(escape_markdown(notice))  # notices quote typed words

@@ -24,7 +24,7 @@ from model.paper import (
     timing_lengths,
 )
 from viz import paper
-from viz.style import KIND_LABELS
+from viz.style import FULL_PAGE_TITLE_CHARS, KIND_LABELS
 
 from . import state
 from .text import escape_markdown
@@ -381,7 +381,6 @@ def _draw_restricted(ctx: state.ViewContext) -> None:
             f"layers apart, more than the model's {trace.n_layers}: through self-attention alone "
             "they never meet."
         )
-    left, right = st.columns(2)
     state.plot(
         paper.path_length_figure(
             tokens,
@@ -392,7 +391,6 @@ def _draw_restricted(ctx: state.ViewContext) -> None:
             ctx.presentation,
             chars,
         ),
-        where=left,
         key="paper_r_paths",
     )
     state.plot(
@@ -402,9 +400,8 @@ def _draw_restricted(ctx: state.ViewContext) -> None:
             trace.n_layers,
             f"Table 1: maximum path length O(n/r) against O(1), for N = {trace.n_layers} layers",
             ctx.presentation,
-            line_chars=chars,
+            line_chars=FULL_PAGE_TITLE_CHARS,
         ),
-        where=right,
         key="paper_r_growth",
     )
     st.caption(

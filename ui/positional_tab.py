@@ -84,7 +84,7 @@ def render(ctx: state.ViewContext) -> list[str]:
                 f"PE(position, dim) for {len(dimensions)} dimensions, d_model {d_model}",
                 ctx.presentation,
             ),
-            width="stretch",
+            title_chars=state.HALF_PAGE_TITLE_CHARS,
             key="pos_curves",
         )
     else:
@@ -92,7 +92,7 @@ def render(ctx: state.ViewContext) -> list[str]:
     state.plot(
         where=right,
         figure=positional.wavelength_figure(d_model, ctx.presentation),
-        width="stretch",
+        title_chars=state.HALF_PAGE_TITLE_CHARS,
         key="pos_waves",
     )
 
@@ -108,7 +108,7 @@ def render(ctx: state.ViewContext) -> list[str]:
         figure=positional.similarity_heatmap(
             table[:shown], f"PE(p)·PE(q), first {shown} positions", ctx.presentation
         ),
-        width="stretch",
+        title_chars=state.HALF_PAGE_TITLE_CHARS,
         key="pos_similarity",
     )
     profile = _profile(table)
@@ -119,7 +119,7 @@ def render(ctx: state.ViewContext) -> list[str]:
             f"PE(p)·PE(p+offset) over all p, {n_positions} positions",
             ctx.presentation,
         ),
-        width="stretch",
+        title_chars=state.HALF_PAGE_TITLE_CHARS,
         key="pos_profile",
     )
     spread = float((profile["highest"] - profile["lowest"]).max())
@@ -282,7 +282,7 @@ def _learned_positions_section(ctx: state.ViewContext, n_positions: int) -> None
         figure=positional.encoding_heatmap(
             learned, f"MiniLM-L6 learned position vectors, {shown} positions", ctx.presentation
         ),
-        width="stretch",
+        title_chars=state.HALF_PAGE_TITLE_CHARS,
         key="pos_learned_heatmap",
     )
     state.plot(
@@ -290,7 +290,7 @@ def _learned_positions_section(ctx: state.ViewContext, n_positions: int) -> None
         figure=positional.encoding_heatmap(
             sinusoids, f"Sinusoids, {shown} positions × d_model {config.d_model}", ctx.presentation
         ),
-        width="stretch",
+        title_chars=state.HALF_PAGE_TITLE_CHARS,
         key="pos_learned_sinusoids",
     )
     state.plot(

@@ -61,7 +61,7 @@ def render(ctx: state.ViewContext) -> list[str]:
     state.plot(
         where=left,
         figure=scaling.variance_figure(variances, VARIANCE_SAMPLES, ctx.presentation),
-        width="stretch",
+        title_chars=state.HALF_PAGE_TITLE_CHARS,
         key="scaling_variance",
     )
     right.dataframe(variances.round(3), hide_index=True, width="stretch", height=480)
@@ -92,7 +92,8 @@ def render(ctx: state.ViewContext) -> list[str]:
     )
     st.caption(
         f"Means over {SOFTMAX_TRIALS:,} random queries per d_k. Uniform weights would give "
-        f"largest weight 1/n = {1 / n_keys:.4f} and entropy log n = {math.log(n_keys):.4f}; a "
+        f"largest weight 1/n = {1 / n_keys:.4f} and entropy log n = {math.log(n_keys):.4f} (the "
+        "dotted lines); a "
         "one-hot row gives 1 and 0, and a Jacobian of norm 0: no gradient passes."
     )
     st.dataframe(table.round(4), hide_index=True, width="stretch")
@@ -138,12 +139,14 @@ def _live_section(ctx: state.ViewContext) -> None:
             ctx.name, ctx.text, scale=1 / (temperature * root), decoding=ctx.decoding
         ),
     }
-    if scaling.same_axes(runs, kind):
-        state.plot(
-            scaling.scale_comparison(runs, kind, layer, head, ctx.presentation),
-            key="scaling_live",
-        )
-    else:  # the decoder wrote different translations: one heatmap each, with its own tokens
+    comparison = (
+        scaling.scale_comparison(runs, kind, layer, head, ctx.presentation)
+        if scaling.same_axes(runs, kind)
+        else None
+    )
+    if comparison is not None and comparison.layout.width <= state.main_width_px(ctx.presentation):
+        state.plot(comparison, key="scaling_live")
+    else:  # different translations, or too many tokens for one row: a heatmap each
         state.plot_row(
             [
                 (

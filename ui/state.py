@@ -18,6 +18,7 @@ from model import registry
 from model.reference import Reference
 from model.trace import Trace, run
 from model.transformer import RunSettings
+from viz.style import fit_title
 
 
 @dataclass(frozen=True)
@@ -111,13 +112,28 @@ def parse_int_list(raw: str) -> list[int]:
     return [int(part) for part in raw.strip("[]").replace(" ", "").split(",") if part]
 
 
-def plot(figure, where=None, **options) -> Any:
+def main_width_px(presentation: bool) -> int:
+    """The page's main area on the screens it is laid out for: a 1280 px laptop with the
+    sidebar open, a 1920 px projector with the sidebar folded away (presentation mode). The
+    server cannot see the browser's width: a figure wider than this is laid out otherwise."""
+    return 1750 if presentation else 880
+
+
+# Title characters a line for a figure in half the page at 1280 px (fit_title takes fewer in
+# presentation mode, whose title font is larger).
+HALF_PAGE_TITLE_CHARS = 32
+
+
+def plot(figure, where=None, title_chars: int | None = None, **options) -> Any:
     """st.plotly_chart (in the container `where`, if given) with our figure's own fonts and
     colours (Streamlit's theme would replace them with 12 px labels, too small for a lecture
-    hall), at the container's full width. A heatmap's own width (`viz.style.grid_size`) is
+    hall), at the container's full width; `title_chars` wraps the title of a figure in a
+    column to that many characters a line. A heatmap's own width (`viz.style.grid_size`) is
     the least its cells need: `plot_row` keeps it, to lay comparisons side by side."""
     options.setdefault("theme", None)
     options.setdefault("width", "stretch")
+    if title_chars is not None:  # a figure in a column: its title wrapped to the column
+        fit_title(figure, max_chars=title_chars)
     return (where or st).plotly_chart(figure, **options)
 
 

@@ -23,6 +23,7 @@ from model.trace import Trace
 from .attention import token_heatmap
 from .style import (
     ATTENTION_COLORSCALE,
+    FULL_PAGE_TITLE_CHARS,
     HEAD_COLORS,
     KIND_LABELS,
     SIGNED_COLORSCALE,
@@ -231,4 +232,4 @@ def similarity_figure(intact: Trace, ablated: Trace, presentation: bool = False)
         },
         yaxis={"title": {"text": "cosine similarity (1 = unchanged)"}, "range": [-1.0, 1.15]},
     )
-    return fit_title(fig, max_chars=90)  # drawn across the whole page
+    return fit_title(fig, max_chars=FULL_PAGE_TITLE_CHARS)  # drawn across the whole page

@@ -97,7 +97,11 @@ def head_title(kind: str, layer: int, head: int | None, run_label: str | None = 
 
 
 def token_axis(title: str, categories: list[str], **extra) -> dict:
-    """An axis labelled with the tokens themselves (escaped), one tick per token."""
+    """An axis labelled with the tokens themselves (escaped), one tick per token.
+
+    The tick angle is Plotly's automatic one unless given: level labels when they fit, turned
+    by 30° or 90° when the cells are narrower than the words, decided in the browser at the
+    width the figure is drawn."""
     return {
         "title": {"text": title},
         "type": "category",
@@ -217,7 +221,7 @@ def heatmap(
         presentation,
         **grid_size(row_texts, len(keys), presentation),
         plot_bgcolor="white",
-        xaxis=token_axis("key (attended to)", k_labels, tickangle=-45, side="top"),
+        xaxis=token_axis("key (attended to)", k_labels, side="top"),
         yaxis=token_axis("query (attending)", q_labels, autorange="reversed"),
     )
     if decoder_rows:
@@ -380,7 +384,7 @@ def token_heatmap(
         title,
         presentation,
         **grid_size(row_tokens, len(columns), presentation),
-        xaxis=token_axis(column_axis, columns, tickangle=-45, side="top"),
+        xaxis=token_axis(column_axis, columns, side="top"),
         yaxis=token_axis(row_axis, rows, autorange="reversed"),
     )
     return fit_title(fig, column_tokens)

@@ -100,19 +100,25 @@ def step_figure(
     )
     aligned = gold.rows[step] if gold is not None and step < len(gold.rows) else None
     if aligned:
+        # Outlines drawn in cell coordinates, so they keep to their cells at any size; the
+        # empty trace only carries the legend entry.
+        for i in aligned:
+            fig.add_shape(
+                type="rect",
+                x0=i - 0.5,
+                x1=i + 0.5,
+                y0=-0.5,
+                y1=len(heads) - 0.5,
+                line={"color": GOLD_COLOR, "width": 3},
+                fillcolor="rgba(0,0,0,0)",
+            )
         fig.add_trace(
             go.Scatter(
-                x=[sources[i] for i in aligned for _ in heads],
-                y=[h for _ in aligned for h in heads],
+                x=[None],
+                y=[None],
                 mode="markers",
-                marker={
-                    "symbol": "square-open",
-                    "size": 26,
-                    "color": GOLD_COLOR,
-                    "line": {"width": 3},
-                },
+                marker={"symbol": "square-open", "size": 16, "color": GOLD_COLOR},
                 name="gold alignment" + ("" if gold.exact else " (by matching the reference)"),
-                hovertemplate="gold alignment: '%{x}'<extra></extra>",
             )
         )
     title = f"{KIND_LABELS['cross']} · layer {layer + 1} · " + step_title(trace, step)
@@ -120,7 +126,7 @@ def step_figure(
         fig,
         title,
         presentation,
-        xaxis=token_axis("source token (key)", sources, tickangle=-45),
+        xaxis=token_axis("source token (key)", sources),
         yaxis={"title": {"text": "head"}, "autorange": "reversed", "showgrid": False},
         **legend_below(
             fig, presentation, round((40 * len(heads) + 260) * (1.25 if presentation else 1.0))

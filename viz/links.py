@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from model.trace import Trace
 
-from .style import HEAD_COLORS, KIND_LABELS, apply_layout, safe
+from .style import HEAD_COLORS, KIND_LABELS, apply_layout, legend_below, safe
 
 MIN_WEIGHT = 0.01  # lighter lines are invisible anyway and would only add traces
 MAX_LINES = 400  # the heaviest lines kept, so a long text still gives a small figure
@@ -129,7 +129,6 @@ def links_figure(
         fig,
         title,
         presentation,
-        height=round(max(420, 30 * rows + 160) * (1.25 if presentation else 1.0)),
         xaxis={
             "range": [-0.6, 1.6],
             "tickvals": [LEFT, RIGHT],
@@ -139,6 +138,12 @@ def links_figure(
             "zeroline": False,
         },
         yaxis={"visible": False, "range": [-1, rows]},
-        legend={"title": {"text": "colour = head"}},
+        **legend_below(
+            fig,
+            presentation,
+            round(max(420, 30 * rows + 160) * (1.25 if presentation else 1.0)),
+            per_row=6,
+        ),
     )
+    fig.update_layout(legend_title_text="colour = head", legend_title_side="top")
     return fig

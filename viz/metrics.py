@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import apply_layout, grid_size
+from .style import apply_layout, fit_title, grid_size
 
 _EVALUATIONS = (
     ("beam4", "held-out test set, beam search (4 beams, α=0.6)"),
@@ -91,7 +91,7 @@ def head_grid(
             ygap=2,
         )
     )
-    return apply_layout(
+    apply_layout(
         fig,
         title,
         presentation,
@@ -105,6 +105,7 @@ def head_grid(
             "autorange": "reversed",
         },
     )
+    return fit_title(fig)
 
 
 def alignment_error_grid(aer: list[list[float]], presentation: bool = False) -> go.Figure:
@@ -113,7 +114,7 @@ def alignment_error_grid(aer: list[list[float]], presentation: bool = False) -> 
     return head_grid(
         aer,
         "cross-attention heads: alignment error rate",
-        "AER (lower: closer to the gold alignment)",
+        "AER (lower = closer to gold)",
         presentation,
         low_is_good=True,
     )

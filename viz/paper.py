@@ -32,6 +32,7 @@ from .attention import token_axis, token_categories
 from .style import (
     ATTENTION_COLORSCALE,
     FONT_SIZE,
+    FULL_PAGE_TITLE_CHARS,
     HEAD_COLORS,
     KIND_LABELS,
     LEGEND_ROW_PX,
@@ -421,7 +422,7 @@ def figure1(
         clickmode="event+select",
         plot_bgcolor="white",
     )
-    return fit_title(fig, max_chars=80)
+    return fit_title(fig, max_chars=FULL_PAGE_TITLE_CHARS)
 
 
 def _hover(block: Block) -> str:
@@ -648,7 +649,7 @@ def _square_layout(fig, title, presentation, columns, rows, column_axis, line_ch
         presentation,
         **grid_size([r.rstrip("\u200b") for r in rows], len(columns) or 1, presentation),
         plot_bgcolor="white",
-        xaxis=token_axis(column_axis, list(columns), tickangle=-45, side="top") if columns else {},
+        xaxis=token_axis(column_axis, list(columns), side="top") if columns else {},
         yaxis=token_axis("query (attending)", list(rows), autorange="reversed", title_standoff=14),
         margin={"l": 10, "r": 10, "b": 10},
     )
@@ -711,7 +712,7 @@ def inputs_figure(pipeline: Pipeline, presentation: bool = False) -> go.Figure:
         plot_bgcolor="white",
         margin={"l": 10, "r": 10, "b": 10},
     )
-    return fit_title(fig, ("12",), max_chars=90)
+    return fit_title(fig, ("12",), max_chars=FULL_PAGE_TITLE_CHARS)
 
 
 def figure2_diagram(pipeline: Pipeline, presentation: bool = False) -> go.Figure:
@@ -844,7 +845,7 @@ def multi_head_figure(
         },
         yaxis=token_axis("query token", rows, autorange="reversed"),
     )
-    return fit_title(fig, ("head 10",), 90)
+    return fit_title(fig, ("head 10",), FULL_PAGE_TITLE_CHARS)
 
 
 def projected_figure(
@@ -874,7 +875,7 @@ def projected_figure(
         xaxis={"title": {"text": "dimension of d_model"}, "side": "top", "showgrid": False},
         yaxis=token_axis("query token", rows, autorange="reversed"),
     )
-    return fit_title(fig, NUMERIC_TOP_AXIS, 90)
+    return fit_title(fig, NUMERIC_TOP_AXIS, FULL_PAGE_TITLE_CHARS)
 
 
 # --- Section 4: restricted self-attention and the maximum path length ---------------------------

@@ -110,7 +110,7 @@ def encoding_heatmap(table: np.ndarray, title: str, presentation: bool = False) 
         title,
         presentation,
         height=560,
-        xaxis={"title": {"text": "dimension (0 = fastest sine, then cos, sin, … slower)"}},
+        xaxis={"title": {"text": "dimension (from the fastest wave)"}},
         yaxis={"title": {"text": "position"}, "autorange": "reversed"},
     )
 

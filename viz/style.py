@@ -15,6 +15,8 @@ TITLE_SIZE = 22
 PRESENTATION_SCALE = 1.4
 # Titles wrap at this many characters, so a figure fits half the page at the usual title size.
 TITLE_LINE_CHARS = 44
+# ... and at this many for a figure across the page's main area on a 1280 px laptop.
+FULL_PAGE_TITLE_CHARS = 60
 # Attention weights are probabilities: one fixed sequential scale from 0 to 1, white to dark blue.
 # Gold links from the corpus (word alignment, a pronoun's antecedent) are outlined in this red.
 GOLD_COLOR = "#d62728"
@@ -82,15 +84,27 @@ PRESENTATION_CELL_SCALE = 1.25
 CHAR_WIDTH = 0.6
 
 
-def legend_below(fig: go.Figure, presentation: bool, plot_height: int | None = None) -> dict:
-    """Layout for a legend in the bottom margin (container coordinates), one entry a row, so it
-    covers neither the plot nor the x axis: the legend and margin settings for `apply_layout`,
-    and with `plot_height` a figure height that adds the legend's rows to it."""
+def legend_below(
+    fig: go.Figure, presentation: bool, plot_height: int | None = None, per_row: int = 1
+) -> dict:
+    """Layout for a legend in the bottom margin (container coordinates), `per_row` entries a
+    row, so it covers neither the plot nor the x axis: the legend and margin settings for
+    `apply_layout`, and with `plot_height` a figure height that adds the legend's rows to it."""
     factor = PRESENTATION_SCALE if presentation else 1.0
-    rows = sum(1 for trace in fig.data if trace.showlegend is not False)
+    entries = sum(1 for trace in fig.data if trace.showlegend is not False)
+    rows = -(-entries // per_row) + (1 if per_row > 1 else 0)  # + the title's row
     legend_px = round(rows * LEGEND_ROW_PX * factor)
     layout = {
-        "legend": {"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
+        "legend": {
+            "yref": "container",
+            "y": 0,
+            "yanchor": "bottom",
+            "x": 0,
+            "xanchor": "left",
+            "orientation": "h" if per_row > 1 else "v",
+            "entrywidth": 1 / per_row if per_row > 1 else None,
+            "entrywidthmode": "fraction",
+        },
         "margin": {"b": legend_px + round(110 * factor)},
     }
     if plot_height is not None:
@@ -179,19 +193,23 @@ def fit_title(
         width = round(max_chars * TITLE_SIZE / title_size)  # fewer in presentation mode
     lines = _title_lines(fig.layout.title.text, width)
     line_height = round(1.3 * title_size)
-    title_room = line_height * len(lines) + line_height // 2
+    # The title hangs half a line below the top edge; half a line more keeps it off the plot.
+    title_room = line_height * (len(lines) + 1)
     axis_room = top_room or 0
     if top_axis_tokens:
-        # Axis title plus tick labels turned by 45°: about 0.4 font sizes of height per character.
+        # Axis title plus tick labels, which Plotly may turn upright: up to CHAR_WIDTH font sizes
+        # of height per character.
         longest = min(max(len(token) for token in top_axis_tokens), 24)
-        axis_room = round(fig.layout.font.size * (2.5 + 0.4 * longest))
+        axis_room = round(fig.layout.font.size * (3.2 + CHAR_WIDTH * longest))
     fig.update_layout(
         title={
             "text": "<br>".join(lines),
             "y": 1,
             "yref": "container",
             "yanchor": "top",
-            "pad": {"t": line_height},
+            # Plotly anchors a title of several lines at its first line: the others would
+            # stick out above the figure without the extra lines of padding.
+            "pad": {"t": line_height // 2 + line_height * (len(lines) - 1)},
         },
         margin={"t": title_room + axis_room},
         height=(fig.layout.height or 450) + title_room,
