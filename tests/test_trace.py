@@ -155,7 +155,7 @@ def test_cli_bad_input_gives_one_line_and_nonzero_exit(args):
 
 
 def test_an_unknown_word_is_named_with_the_known_words_nearest_to_it(untrained):
-    """"dgo" is not in the translator's vocabulary; "dog" is, two edits away (a swap)."""
+    """ "dgo" is not in the translator's vocabulary; "dog" is, two edits away (a swap)."""
     vocabulary = set(untrained.tokenizer.itos)
     assert "dgo" not in vocabulary and "dog" in vocabulary
     trace = run(untrained, "The dgo sees the man.")

@@ -401,7 +401,8 @@ def _draw_breakdown(ctx: state.ViewContext) -> list[str]:
     )
     fig = breakdown_figure(trace, kind, layer, head, query, ctx.presentation)
     name = f"{ctx.name}-{kind}-layer{layer + 1}-head{head + 1}-query{query + 1}"
-    _chart(ctx, fig, "attention_breakdown", name)
+    # The panel titles ("query vector q", …) stand above the plot: a line of room for them.
+    _chart(ctx, fig, "attention_breakdown", name, top_room=round(1.6 * fig.layout.font.size))
     if kind == "decoder_self":
         st.caption("Later keys are masked (Section 3.2.3): they get no logit and weight 0.")
     if not ctx.presentation:

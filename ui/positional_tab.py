@@ -63,6 +63,8 @@ def render(ctx: state.ViewContext) -> list[str]:
         ),
         key="pos_heatmap",
     )
+    # The paper's reason for sinusoids comes first, right under the table it is about.
+    _shift_section(ctx, table, n_positions)
 
     st.subheader("Each dimension is a wave; the wavelengths grow geometrically")
     longest = f"{positional.wavelengths(d_model)[-1]:,.1f}".replace(",", "{,}")  # no math space
@@ -128,6 +130,13 @@ def render(ctx: state.ViewContext) -> list[str]:
         f"at offset 0 every position has PE·PE = d_model/2 = {d_model // 2}."
     )
 
+    _input_parts_section(ctx)
+    _positions_off_section(ctx)
+    _learned_positions_section(ctx, n_positions)
+    return ["pos_n", "pos_d", "pos_k", "pos_layer", "pos_head"]
+
+
+def _shift_section(ctx: state.ViewContext, table, n_positions: int) -> None:
     st.subheader("A shift by k positions is one fixed linear map")
     st.markdown(
         "The paper chose sinusoids because PE(pos+k) is a linear function of PE(pos). From "
@@ -149,11 +158,6 @@ def render(ctx: state.ViewContext) -> list[str]:
         "is stored in float32 (resolution about 6e-8 near 1), so this is rounding, not a "
         "difference."
     )
-
-    _input_parts_section(ctx)
-    _positions_off_section(ctx)
-    _learned_positions_section(ctx, n_positions)
-    return ["pos_n", "pos_d", "pos_k", "pos_layer", "pos_head"]
 
 
 def _input_parts_section(ctx: state.ViewContext) -> None:

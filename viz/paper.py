@@ -352,7 +352,9 @@ def figure1(
     blocks, arrows, labels = figure1_blocks(config, n_source, n_target, window)
     f = _factor(presentation)
     font = round(FONT_SIZE * f)
-    small = round(0.85 * FONT_SIZE * f)
+    # The shape labels stand side by side under the encoder and the decoder: on a laptop's
+    # narrower page they need a smaller size not to run into each other.
+    small = round((0.85 if presentation else 0.7) * FONT_SIZE * f)
     fig = go.Figure()
     top = max(max(b.y1 for b in blocks), max(label[1] for label in labels)) + 2.0
     for b in blocks:
@@ -979,7 +981,7 @@ def path_length_figure(
             colorbar={
                 "thickness": 18,
                 "title": {"text": "layers"},
-                "tickvals": [*range(0, top), top - 0.4],  # the last one clear of the title
+                "tickvals": [*range(0, top), top],  # a whole step apart, as the others are
                 "ticktext": [str(t) for t in range(0, top)] + [f"> N = {n_layers}"],
             },
             hovertemplate="from key '%{x}' to query '%{y}': %{customdata}<extra></extra>",

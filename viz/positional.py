@@ -223,7 +223,7 @@ def offset_profile_figure(
         fig,
         title,
         presentation,
-        xaxis={"title": {"text": "offset q − p (positions)"}},
+        xaxis={"title": {"text": "offset q − p (positions)"}, "nticks": 6},
         yaxis={"title": {"text": "PE(p)·PE(p + offset)"}},
         **legend_below(fig, presentation, 460),
     )

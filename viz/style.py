@@ -43,7 +43,14 @@ pio.templates["atlas"] = go.layout.Template(
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
         "colorway": list(HEAD_COLORS),
-        "xaxis": {"gridcolor": "#ebebeb", "zeroline": False, "automargin": True},
+        # x tick labels a little away from the axis: the first one of x and the lowest of y
+        # otherwise meet in the corner.
+        "xaxis": {
+            "gridcolor": "#ebebeb",
+            "zeroline": False,
+            "automargin": True,
+            "ticklabelstandoff": 6,
+        },
         "yaxis": {"gridcolor": "#ebebeb", "zeroline": False, "automargin": True},
         "hovermode": "closest",
     },
@@ -207,9 +214,9 @@ def fit_title(
             "y": 1,
             "yref": "container",
             "yanchor": "top",
-            # Plotly anchors a title of several lines at its first line: the others would
-            # stick out above the figure without the extra lines of padding.
-            "pad": {"t": line_height // 2 + line_height * (len(lines) - 1)},
+            # Plotly draws a title of several lines half a line higher than one of one line
+            # (measured in Chromium): without that much more padding it is cut at the top.
+            "pad": {"t": line_height // 2 + (line_height // 2 if len(lines) > 1 else 0)},
         },
         margin={"t": title_room + axis_room},
         height=(fig.layout.height or 450) + title_room,

@@ -138,6 +138,11 @@ def test_tour_of_every_control_and_tab(server, browser):
         )
         harness.wait_idle(page)
         harness.wait_drawn(page, charts=0)
+        # Streamlit shows its "running" widget only some time into a run: a tab that runs the
+        # model again (Scaling's other scales) may look idle before its figure exists. Look
+        # again after a second, so the screenshot shows the whole tab.
+        page.wait_for_timeout(1000)
+        harness.wait_drawn(page, charts=0)
         assert page.locator(ACTIVE_PANEL).inner_text().strip(), f"tab {label!r} is empty"
         assert_clean(page, watch)
         page.screenshot(path=str(SCREENSHOTS / f"{slug(label)}.png"), full_page=True)

@@ -5,27 +5,20 @@ For each page, `tests/e2e/layout.py` reads the boxes of every text element Plotl
 reports texts printed over each other, text cut off by the figure or the page, text below the
 minimum size, and legends or colour bars over text.
 
-`layout_baseline.json` lists the problems the page had when this check was written, per page
-and screen, so that the check could land before every figure is fixed. It may only shrink: a
-problem not in it fails the test, and so does a listed problem that is gone (remove it with
-`LAYOUT_BASELINE=write`, which rewrites the file from the current pages). The goal, and issue
-"Live in front of a class", is an empty file.
+The check landed with a list of the 1,841 problems the page then had (commit 137a451, in
+`layout_baseline.json`), which could only shrink; the list is empty now and gone: any problem
+fails the test.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
 from tests.e2e import harness
 from tests.e2e.layout import layout_problems
-
-BASELINE = Path(__file__).with_name("layout_baseline.json")
 
 
 @dataclass(frozen=True)
@@ -76,10 +69,6 @@ def pages() -> list[tuple[str, dict[str, str]]]:
 PAGES = pages()
 
 
-def read_baseline() -> dict[str, list[str]]:
-    return json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
-
-
 def stable_problems(page, screen: Screen) -> list[str]:
     """The problems once Plotly has settled: it may re-lay a figure out after its first draw
     (automatic margins), so the reading is repeated until two agree."""
@@ -104,20 +93,9 @@ def contexts(browser):
         context.close()
 
 
-@pytest.fixture(scope="module")
-def findings():
-    """Every page's problems, gathered by the tests and written out when asked to."""
-    found: dict[str, list[str]] = {}
-    yield found
-    if os.environ.get("LAYOUT_BASELINE") == "write":
-        BASELINE.write_text(
-            json.dumps(dict(sorted(found.items())), indent=1, ensure_ascii=False) + "\n"
-        )
-
-
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.name)
 @pytest.mark.parametrize("page_id, params", PAGES, ids=[page_id for page_id, _ in PAGES])
-def test_figures_readable(server, contexts, findings, screen, page_id, params):
+def test_figures_readable(server, contexts, screen, page_id, params):
     page, watch = harness.watched_page(contexts[screen.name])
     try:
         query = {**params, "present": "1" if screen.presentation else "0"}
@@ -130,15 +108,6 @@ def test_figures_readable(server, contexts, findings, screen, page_id, params):
         problems = stable_problems(page, screen)
     finally:
         page.close()
-    key = f"{screen.name} · {page_id}"
-    findings[key] = problems
-    if os.environ.get("LAYOUT_BASELINE") == "write":
-        return  # rewriting the list: this run records, it checks nothing
-    known = set(read_baseline().get(key, []))
-    new = [p for p in problems if p not in known]
-    gone = sorted(known - set(problems))
-    assert not new, f"{len(new)} layout problem(s) on {key}:\n" + "\n".join(new)
-    assert not gone, (
-        f"{len(gone)} listed problem(s) on {key} are fixed: remove them from {BASELINE.name} "
-        "(LAYOUT_BASELINE=write rewrites it):\n" + "\n".join(gone)
+    assert not problems, (
+        f"{len(problems)} layout problem(s) on {screen.name} · {page_id}:\n" + "\n".join(problems)
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e import harness
 from tests.e2e.harness import ACTIVE_PANEL, EXCEPTION
@@ -89,13 +90,22 @@ def test_tour_of_the_paper_views(server, browser):
 
     # Back to Figure 1 (sidebar link), then its positional-encoding block opens that lab.
     sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_role("radio", name="Figure 1", exact=True).click()
-    page.wait_for_function(
-        """(tab) => document.querySelector('[data-testid="stTab"][aria-selected="true"]')
-                    ?.textContent.trim() === tab""",
-        arg=TAB,
-        timeout=harness.RENDER_TIMEOUT_MS,
-    )
+    # A click that lands while the block's rerun is still settling is sometimes dropped by
+    # Streamlit's front end (seen about one run in three on a loaded machine): click again.
+    for _ in range(3):
+        harness.wait_idle(page)
+        sidebar.get_by_role("radio", name="Figure 1", exact=True).click()
+        try:
+            page.wait_for_function(
+                """(tab) => document.querySelector('[data-testid="stTab"][aria-selected="true"]')
+                            ?.textContent.trim() === tab""",
+                arg=TAB,
+                timeout=20_000,
+            )
+            break
+        except PlaywrightTimeout:
+            continue
+    assert open_tab_label(page) == TAB
     harness.wait_drawn(page)
     click_block(page, "positional-encoding lab")
     page.wait_for_function(

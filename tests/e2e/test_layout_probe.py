@@ -1,0 +1,68 @@
+"""The layout probe itself, on figures whose faults are known: it must find what a person sees
+as broken and nothing in a clean figure (Chromium, no server: the figure's own HTML)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import pytest
+
+from tests.e2e.layout import layout_problems
+
+
+def _figure(**layout) -> go.Figure:
+    fig = go.Figure(go.Scatter(x=[0, 1, 2], y=[0, 1, 4], name="first line"))
+    fig.add_scatter(x=[0, 1, 2], y=[4, 1, 0], name="second line")
+    settings = {
+        "width": 600,
+        "height": 400,
+        "title": {"text": "A clean figure"},
+        "xaxis_title": "x axis title",
+        "font": {"size": 16},
+        "template": "none",
+    }
+    fig.update_layout(**(settings | layout))
+    return fig
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    context = browser.new_context(viewport={"width": 900, "height": 700})
+    yield context.new_page()
+    context.close()
+
+
+def _problems(page, fig: go.Figure, min_font: float = 12) -> list[str]:
+    page.set_content(fig.to_html(include_plotlyjs=True, full_html=True))
+    page.wait_for_function(
+        "() => (document.querySelector('.js-plotly-plot') || {})._fullLayout !== undefined"
+    )
+    return [str(p) for p in layout_problems(page, min_font)]
+
+
+def test_a_clean_figure_has_no_problems(page):
+    assert _problems(page, _figure()) == []
+
+
+def test_a_legend_over_the_axis_title_is_found(page):
+    """The old design of several figures: a horizontal legend just below the plot."""
+    found = _problems(page, _figure(legend={"orientation": "h", "y": -0.15}))
+    assert any("x axis title" in p and ("overlap" in p or "covers" in p) for p in found), found
+
+
+def test_a_title_wider_than_the_figure_is_cut_off(page):
+    fig = _figure(title={"text": "A title far too long for a figure six hundred pixels wide, " * 2})
+    found = _problems(page, fig)
+    assert any("cut off by the figure" in p for p in found), found
+
+
+def test_small_text_is_found(page):
+    found = _problems(page, _figure(font={"size": 9}))
+    assert any("text too small" in p and "9.0 px" in p for p in found), found
+
+
+def test_overprinted_tick_labels_are_found(page):
+    words = [f"category{i}" for i in range(40)]
+    fig = go.Figure(go.Bar(x=words, y=list(range(40))))
+    fig.update_layout(width=500, height=400, xaxis_tickangle=0, font={"size": 16}, template="none")
+    found = _problems(page, fig)
+    assert any("texts overlap" in p and "category" in p for p in found), found
