@@ -360,8 +360,8 @@ def scale_comparison(
         )
     fig.update_yaxes(token_axis("query (attending)", rows, autorange="reversed"), row=1, col=1)
     font = FONT_SIZE * (PRESENTATION_SCALE if presentation else 1.0)
-    # Upright labels need only a line's height (1.3 font sizes) between neighbours.
-    panels = len(traces) * max(1.3 * font * len(keys), 8 * font)
+    # Upright labels need only a line's height (1.2 font sizes) between neighbours.
+    panels = len(traces) * max(1.2 * font * len(keys), 8 * font)
     width = row_label_room(queries, presentation) + panels * 1.05 + colorbar_room(presentation)
     longest = min(max(len(k) for k in keys), 24)
     labels_px = CHAR_WIDTH * longest * font + 2.5 * font  # upright tick labels and axis title
