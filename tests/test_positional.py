@@ -142,3 +142,19 @@ def test_without_positions_a_permuted_input_gives_permuted_attention(model, requ
     shuffled_on = run(loaded, shuffled.text)
     gap = np.abs(shuffled_on.attention[kind] - _permuted(intact_on.attention[kind], permutation))
     assert gap.max() > 1e-2
+
+
+def test_learned_table_colours_are_not_set_by_one_outlier_dimension():
+    """MiniLM's learned vectors: one dimension reaches 1.87 where almost all lie within ±0.08.
+    The scale ends where 99% of the values lie (the rest take the end colours), not at 1.87."""
+    rng = np.random.default_rng(0)
+    table = rng.normal(0, 0.03, size=(40, 200)).astype(np.float32)
+    table[:, 7] = 1.8  # one outlier dimension
+    heat = positional.encoding_heatmap(table, "learned", learned=True).data[0]
+    inside = np.mean(np.abs(table) <= heat.zmax)
+    assert 0.99 <= inside < 1.0  # the outlier column (1 value in 200) lies beyond
+    assert heat.zmin == -heat.zmax and heat.zmax < 0.2
+    fig = positional.encoding_heatmap(table, "learned", learned=True)
+    assert "fastest" not in fig.layout.xaxis.title.text  # learned dimensions have no wave order
+    sinusoid = positional.encoding_heatmap(table, "sinusoids").data[0]
+    assert sinusoid.zmax == pytest.approx(1.8)  # formula tables keep the full range

@@ -25,7 +25,7 @@ from viz.ablation import (
 )
 from viz.style import KIND_LABELS
 
-from . import state
+from . import state, tables
 
 ABLATE_KEY = "ablate"
 _INDEX = re.compile(r"[0-9]{1,4}")  # ASCII digits only: int() would also take "٣" or " 3"
@@ -106,7 +106,7 @@ def _labels(pairs: list[tuple[int, int]], trace: Trace) -> list[str]:
     return labels
 
 
-def _outputs(intact: Trace, ablated: Trace) -> None:
+def _outputs(ctx: state.ViewContext, intact: Trace, ablated: Trace) -> None:
     st.markdown("##### Translation")
     left, right = st.columns(2)
     left.caption("Intact model")
@@ -120,20 +120,7 @@ def _outputs(intact: Trace, ablated: Trace) -> None:
         "when it chose another token; empty when the token is not among them). After the first "
         "difference only the tokens are compared."
     )
-    st.dataframe(
-        step_comparison(intact, ablated),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            name: st.column_config.NumberColumn(format="%.4f")
-            for name in (
-                "intact p",
-                "ablated p",
-                "ablated p of intact token",
-                "Δp of intact token",
-            )
-        },
-    )
+    tables.table(step_comparison(intact, ablated).round(4), ctx.presentation)
 
 
 def _attention_changes(ctx: state.ViewContext, ablated: Trace, ablate: tuple[Head, ...]) -> None:
@@ -218,7 +205,7 @@ def render(ctx: state.ViewContext) -> list[str]:
         )
     )
     if ctx.trace.steps:
-        _outputs(ctx.trace, ablated)
+        _outputs(ctx, ctx.trace, ablated)
     _attention_changes(ctx, ablated, ablate)
     st.markdown("##### Encoder output")
     state.plot(

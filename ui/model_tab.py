@@ -16,7 +16,7 @@ from viz.metrics import (
     phenomenon_table,
 )
 
-from . import state
+from . import state, tables
 
 
 def architecture_table(loaded: LoadedModel) -> pd.DataFrame:
@@ -63,11 +63,11 @@ def open_head(kind: str, layer: int, head: int) -> None:
 def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
     loaded = ctx.loaded
     st.subheader("How well it translates")
-    st.dataframe(metrics_table(metrics), hide_index=True, width="stretch")
+    tables.table(metrics_table(metrics), ctx.presentation)
     phenomena = phenomenon_table(metrics)
     if len(phenomena):
         with st.expander("Exact match per phenomenon (weakest first)"):
-            st.dataframe(phenomena, hide_index=True, width="stretch", height=320)
+            tables.table(phenomena, ctx.presentation, height=320)
     aer = metrics["alignment_error_rate"]
     best = aer["best"]
     score = best.get("value", best.get("aer"))
@@ -97,10 +97,10 @@ def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
     for column, (fig, key) in zip(st.columns(len(grids)), grids):
         with column:
             state.plot(fig, key=key)
-    tables = [t for t in HEAD_TABLES if _lookup(metrics, t[0]) is not None]
+    head_tables = [t for t in HEAD_TABLES if _lookup(metrics, t[0]) is not None]
     pick = st.columns([3, 1, 1, 2])
     table = pick[0].selectbox(
-        "Open a head from", tables, format_func=lambda t: t[2], key="model_open_table"
+        "Open a head from", head_tables, format_func=lambda t: t[2], key="model_open_table"
     )
     layer = pick[1].selectbox("layer", range(1, loaded.model.config.N + 1), key="model_open_layer")
     head = pick[2].selectbox("head", range(1, loaded.model.config.h + 1), key="model_open_head")
@@ -118,13 +118,13 @@ def render(ctx: state.ViewContext) -> list[str]:
     left, right = st.columns(2)
     with left:
         st.subheader("Architecture")
-        st.dataframe(architecture_table(loaded), hide_index=True, width="stretch")
+        tables.table(architecture_table(loaded), ctx.presentation)
     with right:
         st.subheader("This run")
         timings = pd.DataFrame(
             [(k, round(v, 1)) for k, v in trace.timings_ms.items()], columns=["step", "ms"]
         )
-        st.dataframe(timings, hide_index=True, width="stretch")
+        tables.table(timings, ctx.presentation)
         st.caption(f"Device: {trace.device}")
     metrics = loaded.info.get("metrics")
     if metrics:

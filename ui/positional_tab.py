@@ -14,7 +14,7 @@ from viz import positional
 from viz.attention import heatmap
 from viz.style import KIND_LABELS
 
-from . import state
+from . import state, tables
 
 MAX_POSITIONS = 1000
 MAX_SIMILARITY_POSITIONS = 200  # a 1000×1000 matrix would be 1M cells sent to the browser
@@ -187,7 +187,7 @@ def _input_parts_section(ctx: state.ViewContext) -> None:
         ),
         key="pos_input_norms",
     )
-    st.dataframe(norms.round(3), hide_index=True, width="stretch")
+    tables.table(norms.round(3), ctx.presentation)
 
 
 def _positions_off_section(ctx: state.ViewContext) -> None:
@@ -254,13 +254,12 @@ def _positions_off_section(ctx: state.ViewContext) -> None:
     st.caption(f"All panels: {KIND_LABELS[kind]}, layer {layer + 1}, head {head + 1}.")
     if trace.target_tokens:
         st.markdown("Translations (the decoder has its own positional encoding, also off):")
-        st.dataframe(
+        tables.table(
             {
                 "run": ["positions on", "positions off"],
                 "translation": [trace.output, no_positions.output],
             },
-            hide_index=True,
-            width="stretch",
+            ctx.presentation,
         )
 
 
@@ -278,13 +277,20 @@ def _learned_positions_section(ctx: state.ViewContext, n_positions: int) -> None
     st.markdown(
         f"{pretrained.label} learned one vector per position (up to {config.max_len}) during "
         f"pre-training instead of using the formula. Both are shown for d_model = "
-        f"{config.d_model} and the first {shown} positions."
+        f"{config.d_model} and the first {shown} positions. The learned vectors are small "
+        f"beside the sinusoids' ±1, with a few large dimensions: their colours end at "
+        f"±{positional.learned_scale_bound(learned):.2f}, which "
+        f"{positional.LEARNED_SCALE_PERCENTILE}% of their values stay within (hover for exact "
+        "values)."
     )
     left, right = st.columns(2)
     state.plot(
         where=left,
         figure=positional.encoding_heatmap(
-            learned, f"MiniLM-L6 learned position vectors, {shown} positions", ctx.presentation
+            learned,
+            f"MiniLM-L6 learned position vectors, {shown} positions",
+            ctx.presentation,
+            learned=True,
         ),
         title_chars=state.HALF_PAGE_TITLE_CHARS,
         key="pos_learned_heatmap",

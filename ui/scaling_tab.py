@@ -11,7 +11,7 @@ from viz import scaling
 from viz.attention import heatmap
 from viz.style import KIND_LABELS
 
-from . import state
+from . import state, tables
 
 SEED = 0
 VARIANCE_SAMPLES = 2000  # per d_k: the estimate is within about ±3% (1 s.d.) of d_k
@@ -64,7 +64,7 @@ def render(ctx: state.ViewContext) -> list[str]:
         title_chars=state.HALF_PAGE_TITLE_CHARS,
         key="scaling_variance",
     )
-    right.dataframe(variances.round(3), hide_index=True, width="stretch", height=480)
+    tables.table(variances.round(3), ctx.presentation, where=right, height=480)
     right.caption(
         "The s.d. of a sample variance of n draws is σ²·√(2/(n−1) + κ/n), with σ² = d_k and "
         "excess kurtosis κ = 6/d_k for q·k."
@@ -77,7 +77,7 @@ def render(ctx: state.ViewContext) -> list[str]:
     n_keys = right.slider("Number of keys n", 2, 256, key="scaling_n")
     figure, summary = _histograms(d_k, HISTOGRAM_SAMPLES, SEED, ctx.presentation)
     state.plot(figure, key="scaling_histograms")
-    st.dataframe(summary.round(3), hide_index=True, width="stretch")
+    tables.table(summary.round(3), ctx.presentation)
 
     st.subheader(f"What the softmax does with these logits, over n = {n_keys} keys")
     st.latex(
@@ -96,7 +96,7 @@ def render(ctx: state.ViewContext) -> list[str]:
         "dotted lines); a "
         "one-hot row gives 1 and 0, and a Jacobian of norm 0: no gradient passes."
     )
-    st.dataframe(table.round(4), hide_index=True, width="stretch")
+    tables.table(table.round(4), ctx.presentation)
 
     return ["scaling_dk", "scaling_n", "scaling_T", "scaling_kind", "scaling_layer", "scaling_head"]
 
@@ -162,13 +162,6 @@ def _live_section(ctx: state.ViewContext) -> None:
             "between the runs."
         )
     st.markdown(f"**Every layer and head** ({KIND_LABELS[kind]}), mean over the query rows:")
-    st.dataframe(
-        scaling.head_statistics(runs, kind).round(3),
-        hide_index=True,
-        width="stretch",
-        height=360,
-    )
+    tables.table(scaling.head_statistics(runs, kind).round(3), ctx.presentation, height=360)
     st.markdown("**The model's output** under each scale, compared with the paper's scale:")
-    st.dataframe(
-        scaling.output_change(runs, next(iter(runs))).round(4), hide_index=True, width="stretch"
-    )
+    tables.table(scaling.output_change(runs, next(iter(runs))).round(4), ctx.presentation)

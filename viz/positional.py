@@ -88,9 +88,23 @@ def _symmetric_range(values: np.ndarray) -> float:
     return float(np.abs(values).max()) or 1.0
 
 
-def _signed_heatmap(z: np.ndarray, value_label: str, hover: str) -> go.Heatmap:
-    """A heatmap of signed values on the diverging scale, symmetric about 0 (white)."""
-    bound = _symmetric_range(z)
+# A learned table has a few outlier dimensions (MiniLM-L6: one reaches 1.87 where 99% of the
+# values lie within ±0.08): a scale set by them leaves the rest white, so it is set by this
+# percentile of |value| instead, and the colour bar says so.
+LEARNED_SCALE_PERCENTILE = 99
+
+
+def learned_scale_bound(table: np.ndarray) -> float:
+    """Where the colours of a learned table end: the LEARNED_SCALE_PERCENTILE of |value|."""
+    return float(np.percentile(np.abs(table), LEARNED_SCALE_PERCENTILE)) or 1.0
+
+
+def _signed_heatmap(
+    z: np.ndarray, value_label: str, hover: str, bound: float | None = None
+) -> go.Heatmap:
+    """A heatmap of signed values on the diverging scale, symmetric about 0 (white); values
+    beyond ±bound (default: the largest |value|) take the end colours."""
+    bound = bound or _symmetric_range(z)
     return go.Heatmap(
         z=z,
         colorscale=SIGNED_COLORSCALE,
@@ -101,16 +115,28 @@ def _signed_heatmap(z: np.ndarray, value_label: str, hover: str) -> go.Heatmap:
     )
 
 
-def encoding_heatmap(table: np.ndarray, title: str, presentation: bool = False) -> go.Figure:
-    """Positions down, dimensions across; the diverging scale is white at 0."""
+def encoding_heatmap(
+    table: np.ndarray, title: str, presentation: bool = False, learned: bool = False
+) -> go.Figure:
+    """Positions down, dimensions across; the diverging scale is white at 0.
+
+    Sinusoids fill ±1 and their dimensions run from the fastest wave to the slowest (Section
+    3.5); learned vectors (`learned`) have no such order and a scale clipped at a percentile."""
     table = np.asarray(table, dtype=np.float32)
-    fig = go.Figure(_signed_heatmap(table, "value", "position %{y}, dimension %{x}: %{z:.4f}"))
+    hover = "position %{y}, dimension %{x}: %{z:.4f}"
+    if learned:
+        bound = learned_scale_bound(table)
+        trace = _signed_heatmap(table, f"value (scale ±{bound:.2f})", hover, bound)
+        dimension_axis = "dimension"
+    else:
+        trace = _signed_heatmap(table, "value", hover)
+        dimension_axis = "dimension (from the fastest wave)"
     return apply_layout(
-        fig,
+        go.Figure(trace),
         title,
         presentation,
         height=560,
-        xaxis={"title": {"text": "dimension (from the fastest wave)"}},
+        xaxis={"title": {"text": dimension_axis}},
         yaxis={"title": {"text": "position"}, "autorange": "reversed"},
     )
 
