@@ -6,6 +6,7 @@ import streamlit as st
 
 from model.registry import LoadedModel
 from model.trace import Trace
+from viz import export
 
 from . import state
 from .text import escape_markdown
@@ -13,7 +14,9 @@ from .text import escape_markdown
 
 def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
     """The model's name heads the page (the figures' titles leave it out), then its output."""
-    st.markdown("### " + escape_markdown(loaded.label))
+    heading = st.container(horizontal=True, vertical_alignment="center")
+    heading.markdown("### " + escape_markdown(loaded.label))
+    _downloads(heading, trace)  # on the heading's line: it takes no height of its own
     if trace.output:
         st.markdown("#### Output: " + escape_markdown(trace.output))
         if loaded.output_note:
@@ -33,3 +36,33 @@ def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
             )
     for notice in trace.notices:
         st.warning(escape_markdown(notice))  # notices quote typed words
+    if export.slide_failure():  # a slide image was asked for and could not be made
+        st.warning(escape_markdown(f"The last slide image failed: {export.slide_failure()}"))
+
+
+def _downloads(where, trace: Trace) -> None:
+    """The page's Download box, above the tabs so every tab has it: the whole run as JSON (made
+    when the button is pressed). Each figure has its own buttons beneath it."""
+    with where.popover("Download", icon=":material/download:", type="tertiary"):
+        weights = export.trace_weight_count(trace)
+        if weights <= export.TRACE_JSON_MAX_WEIGHTS:
+            st.download_button(
+                "Whole run (Trace JSON)",
+                lambda: export.trace_json(trace),
+                file_name=f"{trace.model}-trace.json",
+                mime="application/json",
+                on_click="ignore",
+                key="page_trace_json",
+            )
+        else:
+            st.caption(
+                f"The whole run has {weights:,} weights, too many for a browser download; use "
+                "`python -m model --model NAME --text … --json out.json`."
+            )
+        if export.slide_export_problem():
+            st.caption(escape_markdown(export.slide_export_problem()))
+        st.caption(
+            "Every figure has buttons beneath it: **Slide PNG** (1920×1080) and **Slide SVG** "
+            "draw it for a slide as it is shown, with its title and selection; **Interactive "
+            "HTML** keeps hover and zoom, offline."
+        )

@@ -18,6 +18,7 @@ from model import registry
 from model.reference import Reference
 from model.trace import Trace, run
 from model.transformer import RunSettings
+from viz import export
 from viz.style import fit_title
 
 
@@ -130,12 +131,21 @@ def plot(figure, where=None, title_chars: int | None = None, **options) -> Any:
     colours (Streamlit's theme would replace them with 12 px labels, too small for a lecture
     hall), at the container's full width; `title_chars` wraps the title of a figure in a
     column to that many characters a line. A heatmap's own width (`viz.style.grid_size`) is
-    the least its cells need: `plot_row` keeps it, to lay comparisons side by side."""
+    the least its cells need: `plot_row` keeps it, to lay comparisons side by side.
+
+    Under every figure: download it for slides (PNG, SVG) or as an interactive page."""
     options.setdefault("theme", None)
     options.setdefault("width", "stretch")
     if title_chars is not None:  # a figure in a column: its title wrapped to the column
         fit_title(figure, max_chars=title_chars)
-    return (where or st).plotly_chart(figure, **options)
+    where = where or st.container()
+    chart = where.plotly_chart(figure, **options)
+    if options["width"] == "content":
+        seen_width = figure.layout.width or main_width_px(_presenting())
+    else:  # the width of the page's main area, or of a column of half of it
+        seen_width = main_width_px(_presenting()) // (1 if title_chars is None else 2)
+    figure_downloads(figure, options.get("key"), seen_width, where)
+    return chart
 
 
 def plot_row(figures: list[tuple[Any, str]], **options) -> None:
@@ -143,4 +153,48 @@ def plot_row(figures: list[tuple[Any, str]], **options) -> None:
     width, the rest on the next line: comparisons never squeeze a heatmap's cells."""
     row = st.container(horizontal=True, wrap=True, gap="medium")
     for figure, key in figures:
-        plot(figure, where=row, key=key, width="content", **options)
+        # A figure and its download buttons stay together when the row wraps.
+        plot(figure, where=row.container(width="content"), key=key, width="content", **options)
+
+
+def _presenting() -> bool:
+    return bool(st.session_state.get("present", False))
+
+
+def figure_downloads(figure, key: str | None, seen_width: float, where) -> None:
+    """A row of small buttons under a figure: the figure as a 1920x1080 PNG or an SVG for a
+    slide (drawn by Kaleido when pressed, with the figure's title and selection), and as an
+    interactive page (not in presentation mode). Without a browser to draw them the slide
+    buttons are greyed out and say why (so does the page's Download box, `ui.output`)."""
+    name = export.slide_file_name(
+        st.session_state.get("model", ""), figure.layout.title.text, key or "figure"
+    )
+    button_key = f"{key or name}_download"
+    row = where.container(horizontal=True, gap="small")
+    missing = export.slide_export_problem()
+    for fmt, what in (("png", "a 1920×1080 PNG"), ("svg", "an SVG")):
+        row.download_button(
+            f"Slide {fmt.upper()}",
+            lambda fmt=fmt: export.slide_image(figure, fmt, seen_width),
+            file_name=f"{name}.{fmt}",
+            mime=export.SLIDE_FORMATS[fmt],
+            on_click="ignore",
+            type="tertiary",
+            icon=":material/download:",
+            help=missing or f"This figure as {what} for a slide, as shown here",
+            disabled=missing is not None,
+            key=f"{button_key}_{fmt}",
+        )
+    if _presenting():  # in front of a class: the slide images only
+        return
+    row.download_button(
+        "Interactive HTML",
+        lambda: export.figure_html(figure),
+        file_name=f"{name}.html",
+        mime="text/html",
+        on_click="ignore",
+        type="tertiary",
+        icon=":material/download:",
+        help="This figure as a page that works offline, with hover and zoom",
+        key=f"{button_key}_html",
+    )
