@@ -113,6 +113,26 @@ class Trace:
         }
 
 
+def suggestions(loaded: LoadedModel, words) -> dict[str, list[str]]:
+    """For each word the vocabulary lacks, the known words nearest to it (word-level
+    vocabularies only: a sub-word vocabulary has no unknown words to suggest for)."""
+    nearest = getattr(loaded.tokenizer, "nearest", lambda word: [])
+    return {word: nearest(word) for word in words}
+
+
+def unknown_words(loaded: LoadedModel, text: str) -> dict[str, list[str]]:
+    """The words of `text` the model would read as <unk>, with suggestions: what the page marks
+    as soon as a text is entered, before anything runs."""
+    tokenized = loaded.tokenizer.encode(_tokenizable(text), loaded.max_source_tokens)
+    return suggestions(loaded, tokenized.unknown)
+
+
+def _tokenizable(text: str) -> str:
+    """`text` without NUL characters and with lone surrogates replaced: they are not Unicode
+    text (no browser sends them) and they stop the Rust tokenizer."""
+    return re.sub("[\ud800-\udfff]", "\ufffd", text.replace("\x00", ""))
+
+
 def run(
     loaded: LoadedModel,
     text: str,
@@ -125,9 +145,7 @@ def run(
         raise InputError(f"decoding must be one of {', '.join(DECODING_METHODS)}")
     if not isinstance(text, str) or not text.replace("\x00", "").strip():
         raise InputError("Type a sentence first: the text is empty.")
-    text = text.replace("\x00", "")
-    # Lone surrogates are not Unicode text (no browser sends them) and stop the Rust tokenizer.
-    text = re.sub("[\ud800-\udfff]", "\ufffd", text)
+    text = _tokenizable(text)
     model, device = loaded.model, loaded.device
     tokenized = loaded.tokenizer.encode(text, loaded.max_source_tokens)
     if not tokenized.ids:
@@ -139,12 +157,10 @@ def run(
             f"{loaded.max_source_tokens}, so only the first {loaded.max_source_tokens} are shown."
         )
     if tokenized.unknown:
-        # Word-level vocabularies suggest the known words nearest to each unknown one.
-        nearest = getattr(loaded.tokenizer, "nearest", lambda word: [])
-        words = []
-        for word in tokenized.unknown:
-            close = nearest(word)
-            words.append(f"{word} (did you mean {' / '.join(close)}?)" if close else word)
+        words = [
+            f"{word} (did you mean {' / '.join(close)}?)" if close else word
+            for word, close in suggestions(loaded, tokenized.unknown).items()
+        ]
         notices.append(
             "Not in the model's vocabulary (read as <unk>), so the output is built without "
             "them: " + ", ".join(words)

@@ -13,7 +13,7 @@ import torch
 from model.decoding import beam_search, greedy_decode
 from model.registry import load
 from model.tokenizers import BOS_ID, EOS_ID
-from model.trace import InputError, run
+from model.trace import InputError, run, unknown_words
 from model.transformer import RunSettings, padding_mask, subsequent_mask
 
 TEXT = "the small dog sees the old man ."
@@ -165,3 +165,19 @@ def test_an_unknown_word_is_named_with_the_known_words_nearest_to_it(untrained):
     # A word far from every known word gets no suggestion.
     far = run(untrained, "The qzxwv sees the man.")
     assert "qzxwv" in " ".join(far.notices) and "did you mean" not in " ".join(far.notices)
+
+
+def test_unknown_words_are_found_before_a_run_with_known_words_suggested(untrained, minilm):
+    """What the sidebar marks as soon as a text is entered: exactly the words the run would
+    read as <unk> (its notice names the same words), each with known words to try instead."""
+    text = "The cat sat on the mat."
+    unknown = unknown_words(untrained, text)
+    assert unknown, "the word-level vocabulary lacks some of these everyday words"
+    vocabulary = untrained.tokenizer.stoi
+    words = untrained.tokenizer.split(text)
+    assert set(unknown) == {w for w in words if w not in vocabulary}
+    assert all(s in vocabulary for close in unknown.values() for s in close)
+    notice = next(n for n in run(untrained, text).notices if "vocabulary" in n)
+    assert all(word in notice for word in unknown)
+    assert unknown_words(untrained, "the small dog sees the old man .") == {}
+    assert unknown_words(minilm, text + " \ud800 unbelievably") == {}  # sub-words: none unknown
