@@ -8,11 +8,12 @@ from pathlib import Path
 import streamlit as st
 
 from model.registry import MODELS, ModelUnavailable, default_device, default_model_name
-from model.trace import InputError
+from model.trace import InputError, unknown_words
 from model.weights import WeightsError
 from ui import (
     ablation_tab,
     attention_tab,
+    compare_tab,
     heads_tab,
     model_tab,
     output,
@@ -22,6 +23,7 @@ from ui import (
     scenes,
     state,
 )
+from ui.text import unknown_words_markdown
 
 DEFAULT_TEXT = "The small dog sees the old man."  # as people write it
 URL_TEXT_LIMIT = 2000  # longer texts stay out of the URL, which browsers cap in length
@@ -46,6 +48,7 @@ with st.sidebar:
     name = st.selectbox("Model", names, format_func=lambda n: MODELS[n].label, key="model")
     st.caption(MODELS[name].summary)
     text = st.text_area("Text", key="text", height=110)
+    vocabulary_check = st.empty()  # filled once the model is loaded, before it runs
     scene_keys = scenes.sidebar()
     presentation = st.toggle("Presentation mode (everything larger)", key="present")
     st.caption(f"Running on: **{default_device().type.upper()}**")
@@ -61,6 +64,10 @@ except (ModelUnavailable, WeightsError) as err:
     st.info("Choose another model in the sidebar.")
     state.sync_url(url_keys)
     st.stop()
+
+unknown = unknown_words(loaded, text)
+if unknown:
+    vocabulary_check.warning(unknown_words_markdown(unknown, loaded.label))
 
 decoding = "greedy"
 if loaded.model.config.is_encoder_decoder:
@@ -88,6 +95,7 @@ TABS = [
     ("Attention", attention_tab.render),
     ("Heads & rollout", heads_tab.render),
     ("Ablation", ablation_tab.render),
+    ("Compare", compare_tab.render),
     ("Positional encoding", positional_tab.render),
     ("Scaling 1/√d_k", scaling_tab.render),
     ("Model", model_tab.render),

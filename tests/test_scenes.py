@@ -133,6 +133,11 @@ def test_a_minimal_scene_has_no_view():
         ('view = "bars"', "view 'bars' does not exist"),
         ('tab = "Atention"', "tab 'Atention' does not exist"),
         ("note = 3", "'note' must be a string"),
+        ("settings = 3", "'settings' must be a table"),
+        ("settings = { layer = 2 }", "settings.layer: set it with the scene's own field"),
+        ("settings = { present = true }", "settings.present"),
+        ("settings = { scale = [1, 2] }", "settings.scale must be a string, a whole number"),
+        ("settings = { scale = 0.5 }", "settings.scale must be a string, a whole number"),
     ],
 )
 def test_a_wrong_field_is_named(extra, message):
@@ -210,6 +215,23 @@ def test_a_scene_without_a_view_leaves_the_view_alone():
     }
     apply_scene(Scene("t", "minilm-l6", "Hello.", tab="Positional encoding"), session)
     assert session["tab"] == "Positional encoding"
+
+
+def test_settings_are_written_as_the_url_writes_them():
+    """A scene's other view settings go to the session keys of the same names, typed as TOML
+    gives them (text, whole number, true/false), for the view's own URL check to accept."""
+    [scene] = parse_scenes(
+        GOOD
+        + 'tab = "The paper, live"\nsettings = { paper_view = "fig3-5", paper_hfig = "4", stretch = true }\n'
+    )
+    session = {}
+    apply_scene(scene, session)
+    assert session["tab"] == "The paper, live"
+    assert (session["paper_view"], session["paper_hfig"], session["stretch"]) == (
+        "fig3-5",
+        "4",
+        True,
+    )
 
 
 def test_next_and_back_stay_inside_the_lesson():

@@ -3,7 +3,9 @@
 The scenes live in a data file (`scenes.toml`, one `[[scene]]` table each) so a lecturer can add
 their own without touching code. A scene sets the model and the text, and optionally the view
 (tab, attention view, kind, layer, head). Layer and head are written from 1 in the file, as people
-read them; the session keys of the Attention tab count from 0.
+read them; the session keys of the Attention tab count from 0. Any other view setting (the √d_k
+comparison, the paper's figures, ...) is a `settings` table of URL parameter names and values,
+written as they stand in the page's URL (a value the view cannot use falls back to its default).
 
 The step number (from 1) is the session key "scene", mirrored in the URL, so a link to a step of
 a lesson reopens it. Scenes are applied only in callbacks: a reload keeps what the URL says, even
@@ -36,6 +38,7 @@ TAB_LABELS = (
     ATTENTION_TAB,
     "Heads & rollout",
     "Ablation",
+    "Compare",
     POSITIONAL_TAB,
     SCALING_TAB,
     "Model",
@@ -43,7 +46,12 @@ TAB_LABELS = (
 )
 
 REQUIRED_FIELDS = ("title", "model", "text")
-OPTIONAL_FIELDS = ("note", "tab", "view", "kind", "layer", "head")
+OPTIONAL_FIELDS = ("note", "tab", "view", "kind", "layer", "head", "settings")
+# Settings a scene may not write through `settings`: those it has a checked field for, and the
+# page-wide ones a lesson step must not change (presentation mode, the step itself).
+RESERVED_SETTINGS = frozenset(
+    {"model", "text", "tab", "view", "kind", "layer", "head", "scene", "present"}
+)
 
 
 class SceneError(ValueError):
@@ -63,6 +71,7 @@ class Scene:
     kind: str | None = None
     layer: int | None = None
     head: int | None = None
+    settings: tuple[tuple[str, str | int | bool], ...] = ()
 
     @property
     def sets_attention_view(self) -> bool:
@@ -122,6 +131,16 @@ def _scene(table: Any, where: str) -> Scene:
         value = table.get(field)
         if value is not None and (type(value) is not int or value < 1):
             raise SceneError(f"{where}: {field!r} must be a whole number from 1 (as people count)")
+    settings = table.get("settings", {})
+    if not isinstance(settings, dict):
+        raise SceneError(f"{where}: 'settings' must be a table, e.g. settings = {{ scale = 1 }}")
+    for key, value in settings.items():
+        if key in RESERVED_SETTINGS:
+            raise SceneError(f"{where}: settings.{key}: set it with the scene's own field")
+        if type(value) not in (str, int, bool):
+            raise SceneError(
+                f"{where}: settings.{key} must be a string, a whole number or true/false"
+            )
     return Scene(
         title=title,
         model=table["model"],
@@ -132,6 +151,7 @@ def _scene(table: Any, where: str) -> Scene:
         kind=table.get("kind"),
         layer=table.get("layer"),
         head=table.get("head"),
+        settings=tuple(settings.items()),
     )
 
 
@@ -176,6 +196,7 @@ def apply_scene(scene: Scene, session: MutableMapping[str, Any]) -> None:
         session["layer"] = scene.layer - 1
     if scene.head is not None:
         session["head"] = scene.head - 1
+    session.update(scene.settings)
 
 
 def go_to(scenes: list[Scene], step: int | None, session: MutableMapping[str, Any]) -> None:
