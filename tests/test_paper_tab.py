@@ -33,6 +33,7 @@ CHARTS = {
     "restricted": {"paper_r_full", "paper_r_band", "paper_r_paths", "paper_r_growth"},
     "table1": set(),  # the timings are drawn once measured (below)
     "projections": {"paper_p_raw", "paper_p_learned", "paper_p_diagonal"},
+    "fig3-5": {"paper_h_links", "paper_h_scores"},
 }
 
 
@@ -190,3 +191,93 @@ def test_table1_measures_when_asked_and_keeps_the_result():
     # Another session sees the measurement without measuring again.
     again = page(model=model, paper_view="table1")
     assert {"paper_t1_time", "paper_t1_ratio"} <= set(charts(again))
+
+
+# --- Figures 3–5 on MiniLM -------------------------------------------------------------------------
+
+
+def links_title(at: AppTest) -> str:
+    return charts(at)["paper_h_links"]["layout"]["title"]["text"]
+
+
+def test_figures_3_to_5_draw_the_statistics_pick_until_another_is_chosen():
+    at = page(model="paper-untrained", paper_view="fig3-5", paper_hfig="4")
+    assert_clean(at)
+    # The statistic, on MiniLM whatever the sidebar's model: the weight from "its" to "law".
+    assert "weight from" in " ".join(m.value for m in at.markdown)
+    layer, head = int(param(at, "paper_hlayer")), state_heads(at)[0]
+    scores = charts(at)["paper_h_scores"]["data"][0]["z"]
+    assert scores[layer][head] == max(max(row) for row in scores)
+    assert f"layer {layer + 1}, heads {head + 1}" in links_title(at)
+    assert "lines from 'its'" in links_title(at)
+    at.multiselect(key="paper_hheads").set_value([0, 5]).run()
+    assert_clean(at)
+    assert param(at, "paper_hheads") == "[0, 5]" and "heads 1, 6" in links_title(at)
+    at.button(key="paper_hrestore").click().run()
+    assert state_heads(at)[0] == head
+    at.radio(key="paper_hfig").set_value("5").run()  # another figure: its own pick
+    assert_clean(at)
+    assert "fixed-offset share" in " ".join(m.value for m in at.markdown)
+    assert "lines from every word" in links_title(at)
+
+
+def state_heads(at: AppTest) -> list[int]:
+    return [int(h) for h in param(at, "paper_hheads").strip("[]").split(",")]
+
+
+def test_figures_3_to_5_are_restored_from_the_url():
+    at = page(
+        model="minilm-l6", paper_view="fig3-5", paper_hfig="3", paper_hlayer="5",
+        paper_hheads="[8, 9]", paper_hall="1",
+    )  # fmt: skip
+    assert_clean(at)
+    assert "layer 6, heads 9, 10" in links_title(at)
+    assert "lines from every word" in links_title(at)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"paper_hfig": "9", "paper_hheads": "[99]", "paper_hlayer": "7"},
+        {"paper_hfig": "4", "paper_hword": "500", "paper_hante": "0", "paper_htext": "x"},
+        {"paper_hheads": "abc", "paper_hall": "2"},
+    ],
+)
+def test_figures_3_to_5_survive_a_bad_url(bad):
+    at = page(model="paper-untrained", paper_view="fig3-5", **bad)
+    assert_clean(at)
+    assert CHARTS["fig3-5"] <= set(charts(at))
+
+
+def test_figures_3_to_5_run_on_the_sidebars_text_too():
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    text = "<b>The cat</b> sat down because it was tired."
+    at.query_params.update(
+        {"model": "paper-untrained", "text": text, "tab": paper_tab.TAB_LABEL,
+         "paper_view": "fig3-5", "paper_hfig": "4", "paper_htext": "sidebar"}
+    )  # fmt: skip
+    at.run()
+    assert_clean(at)
+    assert "<b>" not in links_title(at)
+    # No "its" or "law" here: the first word and the middle one, until chosen.
+    assert at.selectbox(key="paper_hante").value == 1
+    labels = {
+        label.split(": ", 1)[1]: i
+        for i, label in enumerate(at.selectbox(key="paper_hword").options)
+    }
+    at.selectbox(key="paper_hword").select_index(labels["it"])
+    at.selectbox(key="paper_hante").select_index(labels["cat"]).run()
+    assert_clean(at)
+    assert "lines from 'it'" in links_title(at)
+    assert "from \\'it\\' to \\'cat\\'" in " ".join(m.value for m in at.markdown)
+
+
+def test_a_sentence_too_short_for_the_statistic_says_so():
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.query_params.update(
+        {"model": "paper-untrained", "text": "Hello there.", "tab": paper_tab.TAB_LABEL,
+         "paper_view": "fig3-5", "paper_hfig": "3", "paper_htext": "sidebar"}
+    )  # fmt: skip
+    at.run()
+    assert_clean(at)
+    assert any("Every head scores 0" in w.value for w in at.warning)

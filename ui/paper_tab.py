@@ -1,5 +1,6 @@
 """The paper, live: Figures 1 and 2 on the typed sentence, restricted self-attention (Section 4),
-Table 1 measured on this machine, and why queries and keys are projections.
+Table 1 measured on this machine, why queries and keys are projections, and Figures 3–5 (heads
+chosen by a statistic) on the pretrained MiniLM encoder.
 
 Every view draws from the page's cached Trace or from a Trace with another per-call setting (the
 window r), never from state left on the shared model. The view, kind, layer, head and window are
@@ -23,10 +24,14 @@ from model.paper import (
     time_sublayers,
     timing_lengths,
 )
-from viz import paper
-from viz.style import FULL_PAGE_TITLE_CHARS, KIND_LABELS
+from model.registry import ModelUnavailable
+from model.trace import InputError
+from model.weights import WeightsError
+from viz import paper, paper_heads
+from viz.links import MIN_WEIGHT, select_lines, two_column_figure
+from viz.style import FULL_PAGE_TITLE_CHARS, KIND_LABELS, fit_title, safe
 
-from . import state
+from . import state, tables
 from .text import escape_markdown
 
 TAB_LABEL = "The paper, live"
@@ -39,8 +44,21 @@ VIEWS = {
     "restricted": "Restricted self-attention (r)",
     "table1": "Table 1: cost per layer",
     "projections": "Why Q and K are projections",
+    "fig3-5": "Figures 3–5: heads by statistic",
 }
 KEYS = ["paper_view", "paper_kind", "paper_layer", "paper_head", "paper_r"]
+# Figures 3–5 run on this pretrained encoder whatever model the sidebar has chosen: the paper's
+# trained base model is not available, MiniLM-L6 is a real 6-layer, 12-head encoder like its.
+MINILM = "minilm-l6"
+HEADS_KEYS = [
+    "paper_hfig", "paper_htext", "paper_hword", "paper_hante", "paper_hlayer", "paper_hheads",
+    "paper_hall",
+]  # fmt: skip
+FIGURE_LABELS = {
+    "3": "Figure 3: long distance",
+    "4": "Figure 4: anaphora",
+    "5": "Figure 5: structure",
+}
 DEFAULT_WINDOW = 2
 
 EXPLANATIONS = {
@@ -74,6 +92,13 @@ would compare the input vectors themselves: Q = K = V = X. The dot product of a 
 itself, |x|², is the largest it can have with any vector of the same length, "so each hidden
 state will be biased towards attending to itself". Left: softmax(XXᵀ/√d_model) on the input of
 the chosen layer; right: the same layer's head with the model's own W^Q and W^K.""",
+    "fig3-5": """**Figures 3–5 of the paper** draw encoder self-attention as lines from each word
+(left) to the words it attends to (right), one colour per head, a line's opacity its weight. The
+paper chose its heads by eye; here each of the 72 heads of the pretrained MiniLM-L6 encoder
+(6 layers × 12 heads, whichever model the sidebar has) gets a number computed from its weights on
+the sentence, and the best layer and its best heads are drawn; you may choose others. WordPiece
+pieces are joined into words: a word's weight on another sums over the other's pieces and
+averages over its own, so each word's weights still add up to 1.""",
 }
 
 
@@ -110,6 +135,7 @@ SHORT_LABELS = {
     "restricted": "window r",
     "table1": "Table 1",
     "projections": "why W^Q, W^K",
+    "fig3-5": "Figures 3–5",
 }
 
 
@@ -171,8 +197,8 @@ def render(ctx: state.ViewContext) -> list[str]:
     )  # fmt: skip
     if not ctx.presentation:
         st.markdown(EXPLANATIONS[view])
-    _DRAW[view](ctx)
-    return KEYS
+    extra = _DRAW[view](ctx)
+    return KEYS + (extra or [])
 
 
 def _controls(ctx: state.ViewContext, kinds: list[str], head: bool = True):
@@ -431,7 +457,7 @@ def _draw_table1(ctx: state.ViewContext) -> None:
         f"model's d = d_model = {config.d_model} (k = 3 for a convolution, r = {window} as in the "
         "restricted view)."
     )
-    st.dataframe(paper.table1_frame(n, config.d_model, window), hide_index=True, width="stretch")
+    tables.table(paper.table1_frame(n, config.d_model, window), ctx.presentation)
     store = _timing_store()
     lengths = timing_lengths(config.h)
     measured = store.get(ctx.name)
@@ -489,7 +515,7 @@ def _draw_table1(ctx: state.ViewContext) -> None:
         "large n the h·n² weights no longer fit the caches. The machine is shared, so absolute "
         "times drift; the ratios hold better."
     )
-    st.dataframe(paper.timing_table(timings).round(3), hide_index=True, width="stretch")
+    tables.table(paper.timing_table(timings).round(3), ctx.presentation)
 
 
 def _crossover_sentence(timings, part: str, name: str, predicted: str) -> str:
@@ -553,12 +579,210 @@ def _draw_projections(ctx: state.ViewContext) -> None:
     )
     with right:
         st.markdown("**Every layer** (raw attention on the layer's input, against its heads):")
-        st.dataframe(paper.projection_table(trace).round(3), hide_index=True, width="stretch")
+        tables.table(paper.projection_table(trace).round(3), ctx.presentation)
     st.caption(
         "The raw version uses the scale 1/√d_model, the analogue of 1/√d_k for vectors of "
         "d_model numbers. With separate W^Q and W^K a head can make q_i·k_i small and another "
         "token's key large: it chooses what to look at instead of finding itself."
     )
+
+
+# --- Figures 3–5: heads chosen by a statistic ------------------------------------------------------
+
+STATISTICS = {
+    "3": (
+        "far weight",
+        f"the weight the word '{{word}}' puts on words at least {paper_heads.FAR_WORDS} words "
+        "away, either side",
+    ),
+    "4": ("weight on antecedent", "the weight from '{word}' to '{antecedent}'"),
+    "5": (
+        "fixed-offset share",
+        "the share of attention every word puts on the word δ places away (the best δ of "
+        f"±1 … ±{paper_heads.MAX_OFFSET}), averaged over the words: the same pattern at every "
+        "position, so a head that follows the sentence's order rather than its words",
+    ),
+}
+
+
+def _draw_heads(ctx: state.ViewContext) -> list[str]:
+    state.url_value("paper_hfig", "3", valid=lambda v: v in FIGURE_LABELS)
+    state.url_value("paper_htext", "paper", valid=lambda v: v in ("paper", "sidebar"))
+    state.url_value("paper_hall", False, state.parse_bool)
+    top = st.columns([3, 2])
+    figure = top[0].radio(
+        "Figure", list(FIGURE_LABELS), format_func=FIGURE_LABELS.get, horizontal=True,
+        key="paper_hfig",
+    )  # fmt: skip
+    source = top[1].radio(
+        "Sentence",
+        ["paper", "sidebar"],
+        format_func={"paper": "the paper's", "sidebar": "the sidebar's text"}.get,
+        horizontal=True,
+        key="paper_htext",
+    )
+    sentence = paper_heads.FIGURES[figure][0] if source == "paper" else ctx.text
+    try:
+        loaded = state.get_model(MINILM)
+        trace = state.get_trace(MINILM, sentence)
+    except (ModelUnavailable, WeightsError, InputError) as err:
+        st.info(f"Figures 3–5 run on the pretrained MiniLM-L6 encoder: {err}")
+        return HEADS_KEYS
+    words = paper_heads.group_words(trace.source_tokens, loaded.special_tokens)
+    weights = paper_heads.word_attention(trace.attention["encoder_self"], words)
+    if len(words.ordinary) < 2:
+        st.info("These figures need a sentence of at least two words.")
+        return HEADS_KEYS
+    st.caption(
+        f"Encoder self-attention of {loaded.label} on “{escape_markdown(sentence)}” "
+        f"({len(words.ordinary)} words, {len(trace.source_tokens)} WordPiece tokens with "
+        "[CLS] and [SEP])."
+    )
+    word, antecedent = _word_choices(figure, sentence, words)
+    scores, offsets = _scores(figure, weights, words, word, antecedent)
+    pick = paper_heads.pick_heads(scores)
+    if not scores.any():
+        st.warning(
+            "Every head scores 0 on this sentence (is it long enough for the statistic?): the "
+            "heads drawn are not picked by anything."
+        )
+    layer, heads = _head_choices(trace, f"{figure}|{sentence}|{word}|{antecedent}", pick)
+    _heads_figures(ctx, figure, words, weights, scores, offsets, pick, layer, heads, word)
+    return HEADS_KEYS
+
+
+def _word_choices(figure: str, sentence: str, words) -> tuple[int | None, int | None]:
+    """The query word (Figures 3 and 4) and the antecedent (Figure 4), defaulting to the
+    paper's words when the sentence has them; reset when the figure or the sentence changes."""
+    if figure == "5":
+        return None, None
+    ordinary = words.ordinary
+    _, query_word, key_word = paper_heads.FIGURES[figure]
+    found = words.index(query_word)
+    query_default = found if found is not None else ordinary[len(ordinary) // 2]
+    found = words.index(key_word) if key_word else None
+    key_default = found if found is not None else ordinary[0]
+    _reset_on_change(
+        "paper_hwords_for",
+        f"{figure}|{sentence}",
+        {"paper_hword": query_default, "paper_hante": key_default},
+    )
+    valid = lambda v: v in ordinary  # noqa: E731
+    state.url_value("paper_hword", query_default, int, valid=valid)
+    state.url_value("paper_hante", key_default, int, valid=valid)
+    label = lambda i: f"{ordinary.index(i) + 1}: {words.text[i]}"  # noqa: E731
+    columns = st.columns(2)
+    word = columns[0].selectbox(
+        "Pronoun" if figure == "4" else "Query word", ordinary, format_func=label,
+        key="paper_hword",
+    )  # fmt: skip
+    antecedent = None
+    if figure == "4":
+        antecedent = columns[1].selectbox(
+            "Its antecedent", ordinary, format_func=label, key="paper_hante"
+        )
+    return word, antecedent
+
+
+def _reset_on_change(marker: str, signature: str, defaults: dict) -> None:
+    """Set the keys of `defaults` to their defaults when `signature` differs from the last
+    run's (a value from the URL survives the first run, not a change of sentence)."""
+    previous = st.session_state.get(marker)
+    if previous is not None and previous != signature:
+        st.session_state.update(defaults)
+    st.session_state[marker] = signature
+
+
+def _scores(figure, weights, words, word, antecedent):
+    """The figure's statistic for every (layer, head), and each head's offset δ (Figure 5)."""
+    if figure == "3":
+        return paper_heads.long_distance_mass(weights, words, word), None
+    if figure == "4":
+        return paper_heads.antecedent_weight(weights, word, antecedent), None
+    return paper_heads.offset_share(weights, words)
+
+
+def _head_choices(trace, signature: str, pick: tuple[int, list[int]]) -> tuple[int, list]:
+    """Layer and heads: the statistic's pick until the user chooses others, and again when
+    the figure, the sentence or its words change (`signature`)."""
+    _reset_on_change(
+        "paper_hpick_for", signature, {"paper_hlayer": pick[0], "paper_hheads": pick[1]}
+    )
+    layers, heads = list(range(trace.n_layers)), list(range(trace.n_heads))
+    state.url_value("paper_hlayer", pick[0], int, valid=lambda v: v in layers)
+    state.url_value(
+        "paper_hheads", pick[1], state.parse_int_list, valid=lambda hs: set(hs) <= set(heads)
+    )
+    columns = st.columns([3, 5, 2], vertical_alignment="bottom")
+    layer = columns[0].select_slider(
+        "Layer", options=layers, format_func=lambda i: str(i + 1), key="paper_hlayer"
+    )
+    heads = columns[1].multiselect(
+        "Heads (one colour each)", heads, format_func=lambda h: f"head {h + 1}",
+        key="paper_hheads",
+    )  # fmt: skip
+    columns[2].button(
+        "The statistic's pick", on_click=_restore_pick, args=pick, key="paper_hrestore",
+        disabled=(layer, sorted(heads)) == (pick[0], sorted(pick[1])),
+    )  # fmt: skip
+    return layer, sorted(heads)
+
+
+def _restore_pick(layer: int, heads: list[int]) -> None:
+    st.session_state["paper_hlayer"] = layer
+    st.session_state["paper_hheads"] = list(heads)
+
+
+def _heads_figures(ctx, figure, words, weights, scores, offsets, pick, layer, heads, word):
+    """The statistic and its pick, the two-column figure, then every head's score."""
+    label, description = STATISTICS[figure]
+    antecedent = st.session_state.get("paper_hante")
+    described = description.format(
+        word=words.text[word] if word is not None else "",
+        antecedent=words.text[antecedent] if antecedent is not None else "",
+    )
+    picked = ", ".join(
+        f"head {h + 1}: {scores[pick[0], h]:.3f}"
+        + (f" (δ = {offsets[pick[0], h]:+d})" if offsets is not None else "")
+        for h in pick[1]
+    )
+    st.markdown(
+        f"**Statistic: {label}**, {escape_markdown(described)}. **Picked: layer {pick[0] + 1}**, "
+        f"{picked} (the best of all {scores.size} heads, with the heads of its layer scoring "
+        f"at least {paper_heads.PICK_SHARE:.0%} of it, at most {paper_heads.PICK_MOST})."
+    )
+    focus = None
+    if figure != "5":
+        every = st.toggle("Lines from every word", key="paper_hall")
+        focus = None if every else ("query", word)
+    selection = select_lines(weights[layer], heads, focus)
+    which = ", ".join(str(h + 1) for h in heads) or "none"
+    whence = "every word" if focus is None else f"'{safe(words.text[word])}'"
+    fig = two_column_figure(
+        words.text,
+        words.text,
+        heads,
+        selection,
+        f"{FIGURE_LABELS[figure]} · layer {layer + 1}, heads {which} · lines from {whence}",
+        ctx.presentation,
+        unit="word",
+    )
+    state.plot(fit_title(fig, top_room=round(2.6 * fig.layout.font.size)), key="paper_h_links")
+    st.caption(
+        f"Lines under weight {MIN_WEIGHT} are left out ({selection.dropped_light:,} of them). "
+        "Hover a line for its exact weight."
+    )
+    state.plot(
+        paper_heads.score_heatmap(
+            scores,
+            label,
+            f"{label} of every head · drawn heads framed",
+            (layer, heads),
+            ctx.presentation,
+        ),
+        key="paper_h_scores",
+    )
+    tables.table(paper_heads.ranking_frame(scores, label, offsets=offsets), ctx.presentation)
 
 
 _DRAW = {
@@ -567,4 +791,5 @@ _DRAW = {
     "restricted": _draw_restricted,
     "table1": _draw_table1,
     "projections": _draw_projections,
+    "fig3-5": _draw_heads,
 }

@@ -1,8 +1,14 @@
 """Token links: queries in a left column, keys in a right one, a line per weight (as BertViz's
-head view). Several heads at once, each in its own colour; a line's opacity is its weight."""
+head view, and as the paper's Figures 3–5 draw encoder self-attention). Several heads at once,
+each in its own colour; a line's opacity is its weight.
+
+The lines are chosen and drawn from a [head, query, key] array and two lists of labels, so the
+same figure shows token attention (from a Trace) and word attention (`viz.paper_heads`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,12 +16,29 @@ import plotly.graph_objects as go
 
 from model.trace import Trace
 
-from .style import HEAD_COLORS, KIND_LABELS, apply_layout, legend_below, safe
+from .style import KIND_LABELS, apply_layout, legend_below, safe
 
 MIN_WEIGHT = 0.01  # lighter lines are invisible anyway and would only add traces
 MAX_LINES = 400  # the heaviest lines kept, so a long text still gives a small figure
 MAX_TOKENS = 64  # tokens per column; more would not fit on a screen
 LEFT, RIGHT = 0.0, 1.0
+# Each head's lines start and end a little above or below the token (within BAND of a row, at
+# most STEP apart), so two heads linking the same tokens draw two lines side by side instead of
+# one line of mixed, greyish colour.
+BAND, STEP = 0.5, 0.2
+# One clearly different colour per head, none of them grey: a line drawn at opacity 0.2 over
+# white is mostly white, so greys and dark colours all fade to the same light grey. Saturated
+# hues (CIELAB chroma >= 25, tested) in an order whose first colours differ most; the drawn
+# heads take them in turn, so two or three heads are always blue, red, green.
+LINK_COLORS = (
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#8f3fbf", "#17becf",
+    "#f032e6", "#9a9a00", "#8c564b", "#1b1b9e", "#e6ab02", "#f58ea8",
+)  # fmt: skip
+
+
+def head_colors(heads: Sequence[int]) -> dict[int, str]:
+    """Head -> colour: the heads in increasing order take LINK_COLORS in turn."""
+    return {head: LINK_COLORS[i % len(LINK_COLORS)] for i, head in enumerate(sorted(heads))}
 
 
 @dataclass(frozen=True)
@@ -35,6 +58,40 @@ class LinkSelection:
     n_keys: int
 
 
+def select_lines(
+    weights: np.ndarray,
+    heads: Sequence[int],
+    focus: tuple[str, int] | None = None,
+    min_weight: float = MIN_WEIGHT,
+    max_lines: int = MAX_LINES,
+    max_tokens: int = MAX_TOKENS,
+) -> LinkSelection:
+    """The lines to draw from `weights` [head, query, key] of one layer: those of `heads` with
+    weight >= min_weight, the heaviest max_lines of them.
+
+    `focus` = ("query", i) keeps the lines leaving query i, ("key", j) those arriving at key j.
+    """
+    heads = list(heads)
+    n_q, n_k = min(weights.shape[1], max_tokens), min(weights.shape[2], max_tokens)
+    chosen = np.asarray(weights[heads, :n_q, :n_k])
+    wanted = np.zeros(chosen.shape, dtype=bool)
+    if focus is None:
+        wanted[:] = True
+    elif focus[0] == "query":
+        wanted[:, focus[1], :] = True
+    else:
+        wanted[:, :, focus[1]] = True
+    heavy = wanted & (chosen >= min_weight)
+    order = np.argsort(-chosen[heavy], kind="stable")[:max_lines]
+    head_pos, q_idx, k_idx = (axis[order] for axis in np.nonzero(heavy))
+    kept = tuple(
+        Link(heads[h], int(q), int(k), float(chosen[h, q, k]))
+        for h, q, k in zip(head_pos, q_idx, k_idx)
+    )
+    n_heavy = int(heavy.sum())
+    return LinkSelection(kept, int(wanted.sum()) - n_heavy, n_heavy - len(kept), n_q, n_k)
+
+
 def select_links(
     trace: Trace,
     kind: str,
@@ -45,29 +102,10 @@ def select_links(
     max_lines: int = MAX_LINES,
     max_tokens: int = MAX_TOKENS,
 ) -> LinkSelection:
-    """The lines to draw: weight >= min_weight, the heaviest max_lines of them.
-
-    `focus` = ("query", i) keeps the lines leaving query i, ("key", j) those arriving at key j.
-    """
-    queries, keys = trace.axis_tokens(kind)
-    n_q, n_k = min(len(queries), max_tokens), min(len(keys), max_tokens)
-    weights = np.asarray(trace.attention[kind][layer][heads, :n_q, :n_k])
-    wanted = np.zeros(weights.shape, dtype=bool)
-    if focus is None:
-        wanted[:] = True
-    elif focus[0] == "query":
-        wanted[:, focus[1], :] = True
-    else:
-        wanted[:, :, focus[1]] = True
-    heavy = wanted & (weights >= min_weight)
-    order = np.argsort(-weights[heavy], kind="stable")[:max_lines]
-    head_pos, q_idx, k_idx = (axis[order] for axis in np.nonzero(heavy))
-    kept = tuple(
-        Link(heads[h], int(q), int(k), float(weights[h, q, k]))
-        for h, q, k in zip(head_pos, q_idx, k_idx)
+    """`select_lines` on the tokens of one layer of a Trace."""
+    return select_lines(
+        trace.attention[kind][layer], heads, focus, min_weight, max_lines, max_tokens
     )
-    n_heavy = int(heavy.sum())
-    return LinkSelection(kept, int(wanted.sum()) - n_heavy, n_heavy - len(kept), n_q, n_k)
 
 
 def _y(index: int, count: int) -> float:
@@ -75,42 +113,60 @@ def _y(index: int, count: int) -> float:
     return float(count - 1 - index)
 
 
-def links_figure(
-    trace: Trace,
-    kind: str,
-    layer: int,
-    heads: list[int],
-    focus: tuple[str, int] | None = None,
+def _head_shifts(heads: Sequence[int]) -> dict[int, float]:
+    """Head -> vertical offset of its line ends, in rows, centred on the token."""
+    order = sorted(heads)
+    step = min(STEP, BAND / max(len(order) - 1, 1))
+    return {head: (i - (len(order) - 1) / 2) * step for i, head in enumerate(order)}
+
+
+def two_column_figure(
+    queries: Sequence[str],
+    keys: Sequence[str],
+    heads: Sequence[int],
+    selection: LinkSelection,
+    title: str,
     presentation: bool = False,
-    selection: LinkSelection | None = None,
+    unit: str = "key",
 ) -> go.Figure:
-    """One Scatter trace per line (its opacity is the weight), then the two token columns."""
-    selection = selection or select_links(trace, kind, layer, heads, focus)
-    queries, keys = trace.axis_tokens(kind)
-    queries, keys = queries[: selection.n_queries], keys[: selection.n_keys]
+    """One Scatter trace per line (its opacity is the weight), a legend swatch per head at full
+    colour (a legend line drawn at a light line's opacity would be grey), then the two columns.
+    `unit` names what the labels are ("key" for tokens, "word" for words) in the hover text."""
+    queries, keys = list(queries)[: selection.n_queries], list(keys)[: selection.n_keys]
     rows = max(len(queries), len(keys))
     # Columns of different lengths (cross attention) are both spread over the same height.
     q_y = [_y(i, len(queries)) * (rows - 1) / max(len(queries) - 1, 1) for i in range(len(queries))]
     k_y = [_y(j, len(keys)) * (rows - 1) / max(len(keys) - 1, 1) for j in range(len(keys))]
     fig = go.Figure()
-    legend_shown = set()
+    colors = head_colors(heads)
+    shift = _head_shifts(heads)
+    for head in sorted(heads):
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="lines",
+                line={"color": colors[head], "width": 5},
+                name=f"head {head + 1}",
+                legendgroup=f"head {head}",
+                hoverinfo="skip",
+            )
+        )
     for link in selection.links:
-        colour = HEAD_COLORS[link.head % len(HEAD_COLORS)]
         fig.add_trace(
             go.Scatter(
                 x=[LEFT, RIGHT],
-                y=[q_y[link.query], k_y[link.key]],
+                y=[q_y[link.query] + shift[link.head], k_y[link.key] + shift[link.head]],
                 mode="lines",
-                line={"color": colour, "width": 3},
+                line={"color": colors[link.head], "width": 3},
                 opacity=link.weight,
                 name=f"head {link.head + 1}",
                 legendgroup=f"head {link.head}",
-                showlegend=link.head not in legend_shown,
+                showlegend=False,
                 hovertemplate=f"head {link.head + 1}: query '{safe(queries[link.query])}' → "
-                f"key '{safe(keys[link.key])}': {link.weight:.4f}<extra></extra>",
+                f"{unit} '{safe(keys[link.key])}': {link.weight:.4f}<extra></extra>",
             )
         )
-        legend_shown.add(link.head)
     for x, tokens, ys, anchor in ((LEFT, queries, q_y, "left"), (RIGHT, keys, k_y, "right")):
         fig.add_trace(
             go.Scatter(
@@ -123,8 +179,6 @@ def links_figure(
                 showlegend=False,
             )
         )
-    which = ", ".join(f"{h + 1}" for h in sorted(heads)) or "none"
-    title = f"{KIND_LABELS[kind]} · layer {layer + 1}, heads {which}"
     apply_layout(
         fig,
         title,
@@ -132,7 +186,7 @@ def links_figure(
         xaxis={
             "range": [-0.6, 1.6],
             "tickvals": [LEFT, RIGHT],
-            "ticktext": ["query (attending)", "key (attended to)"],
+            "ticktext": ["query (attending)", f"{unit} (attended to)"],
             "side": "top",
             "showgrid": False,
             "zeroline": False,
@@ -147,3 +201,24 @@ def links_figure(
     )
     fig.update_layout(legend_title_text="colour = head", legend_title_side="top")
     return fig
+
+
+def links_figure(
+    trace: Trace,
+    kind: str,
+    layer: int,
+    heads: list[int],
+    focus: tuple[str, int] | None = None,
+    presentation: bool = False,
+    selection: LinkSelection | None = None,
+) -> go.Figure:
+    """The token links of one layer of a Trace."""
+    selection = selection or select_links(trace, kind, layer, heads, focus)
+    which = ", ".join(f"{h + 1}" for h in sorted(heads)) or "none"
+    return two_column_figure(
+        *trace.axis_tokens(kind),
+        heads,
+        selection,
+        f"{KIND_LABELS[kind]} · layer {layer + 1}, heads {which}",
+        presentation,
+    )
