@@ -70,7 +70,9 @@ class Recipe:
     batch_tokens: int = 4000
     warmup: int = 4000
     smoothing: float = 0.1
-    autocast: str = "bf16"  # "bf16": torch.autocast on the CPU; "fp32": none
+    # "bf16": torch.autocast on the CPU; "fp32": none; "auto": bf16 where the CPU computes in
+    # bfloat16 natively (AMX or AVX-512 BF16), else fp32 (see native_bf16)
+    autocast: str = "bf16"
     threads: int = 2
     moments: str = "bf16"  # how the checkpoint stores Adam's moments: bf16 (compact) | fp32
     checkpoint_minutes: float = 10.0
@@ -193,6 +195,13 @@ def smoothed_loss_floor(vocab_size: int, smoothing: float) -> float:
     return -(right * math.log(right) + (vocab_size - 1) * other * math.log(other))
 
 
+def native_bf16() -> bool:
+    """Whether this CPU multiplies bfloat16 in hardware (AMX tiles or AVX-512 BF16). Without it,
+    autocast emulates bfloat16 and a training step was measured 20x slower than in float32
+    (74 s against 3.7 s on an AVX2-only AMD EPYC, 2 threads), so "auto" trains in float32."""
+    return torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported()
+
+
 def loss_on_batch(model, src, tgt, smoothing: float, bf16: bool) -> tuple[torch.Tensor, int]:
     """Label-smoothed cross-entropy (Section 5.4) of predicting tgt[1:] from tgt[:-1]; the
     forward pass under bfloat16 autocast if asked, the loss in float32."""
@@ -311,8 +320,8 @@ def train(
         f"of {recipe.steps} ({checkpoint_dir}), ready in {time.perf_counter() - started_at:.0f} s",
         flush=True,
     )
-    session = {"from_step": progress["step"], "autocast": recipe.autocast}
-    bf16 = recipe.autocast == "bf16"
+    bf16 = recipe.autocast == "bf16" or (recipe.autocast == "auto" and native_bf16())
+    session = {"from_step": progress["step"], "autocast": "bf16" if bf16 else "fp32"}
     model.train()
     bar = tqdm(total=end, initial=progress["step"], mininterval=10, unit="step")
     window_loss, window_tokens, window_started = 0.0, 0, time.perf_counter()
