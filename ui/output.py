@@ -8,7 +8,7 @@ from model.registry import LoadedModel
 from model.trace import Trace
 from viz import export
 
-from . import state
+from . import scenes, state
 from .text import escape_markdown
 
 
@@ -16,7 +16,8 @@ def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
     """The model's name heads the page (the figures' titles leave it out), then its output."""
     heading = st.container(horizontal=True, vertical_alignment="center")
     heading.markdown("### " + escape_markdown(loaded.label))
-    _downloads(heading, trace)  # on the heading's line: it takes no height of its own
+    scenes.gallery(heading)  # on the heading's line: they take no height of their own
+    _downloads(heading, trace)
     if trace.output:
         st.markdown("#### Output: " + escape_markdown(trace.output))
         if loaded.output_note:

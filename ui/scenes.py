@@ -269,5 +269,23 @@ def sidebar(path: Path | None = None) -> list[str]:
     return ["scene"]
 
 
+def gallery(where) -> None:
+    """Every scene one click away in the page itself (`where`: the heading's row), for
+    presentation mode, where the sidebar starts folded away: "Demo scenes", then the scene."""
+    try:
+        scenes = load_scenes(SCENES_FILE)
+    except SceneError:
+        return  # the sidebar says what is wrong with the file
+    with where.popover("Demo scenes", icon=":material/play_lesson:", type="tertiary"):
+        for step, scene in enumerate(scenes, start=1):
+            st.button(
+                f"{step}. {scene.title}",
+                key=f"scene_gallery_{step}",
+                on_click=go_to,
+                args=(scenes, step, st.session_state),
+                type="tertiary",
+            )
+
+
 def _on_choose(scenes: list[Scene]) -> None:
     go_to(scenes, st.session_state.get("scene"), st.session_state)
