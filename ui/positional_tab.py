@@ -50,10 +50,15 @@ def render(ctx: state.ViewContext) -> list[str]:
     state.url_value("pos_n", 100, int, valid=lambda v: 10 <= v <= MAX_POSITIONS and v % 10 == 0)
     state.url_value("pos_d", config.d_model, int, valid=_is_even)
     state.url_value("pos_k", 5, int, valid=lambda v: 1 <= v <= 100)
+    # A lesson step on PE(pos+k) (ui/scenes.toml) opens with that section, not below the table.
+    state.url_value("pos_first", "table", valid=lambda v: v in ("table", "shift"))
+    shift_first = st.session_state["pos_first"] == "shift"
     left, right = st.columns(2)
     n_positions = left.slider("Number of positions", 10, MAX_POSITIONS, step=10, key="pos_n")
     d_model = right.slider(f"d_model (this model: {config.d_model})", 4, 1024, step=2, key="pos_d")
     table = _sinusoids(n_positions, d_model)
+    if shift_first:
+        _shift_section(ctx, table, n_positions)
     state.plot(
         positional.encoding_heatmap(
             table,
@@ -63,8 +68,8 @@ def render(ctx: state.ViewContext) -> list[str]:
         ),
         key="pos_heatmap",
     )
-    # The paper's reason for sinusoids comes first, right under the table it is about.
-    _shift_section(ctx, table, n_positions)
+    if not shift_first:  # the paper's reason for sinusoids, right under the table it is about
+        _shift_section(ctx, table, n_positions)
 
     st.subheader("Each dimension is a wave; the wavelengths grow geometrically")
     longest = f"{positional.wavelengths(d_model)[-1]:,.1f}".replace(",", "{,}")  # no math space
@@ -133,7 +138,7 @@ def render(ctx: state.ViewContext) -> list[str]:
     _input_parts_section(ctx)
     _positions_off_section(ctx)
     _learned_positions_section(ctx, n_positions)
-    return ["pos_n", "pos_d", "pos_k", "pos_layer", "pos_head"]
+    return ["pos_n", "pos_d", "pos_k", "pos_first", "pos_layer", "pos_head"]
 
 
 def _shift_section(ctx: state.ViewContext, table, n_positions: int) -> None:

@@ -38,7 +38,8 @@ def _softmax_table(n_keys: int, trials: int, seed: int):
 
 def render(ctx: state.ViewContext) -> list[str]:
     """Draw the tab; returns the session keys it mirrors in the URL."""
-    st.markdown("Scaled dot-product attention (Section 3.2.1, Equation 1):")
+    if not ctx.presentation:  # on a lecture screen the figure needs the height
+        st.markdown("Scaled dot-product attention (Section 3.2.1, Equation 1):")
     st.latex(
         r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
     )
@@ -103,12 +104,13 @@ def render(ctx: state.ViewContext) -> list[str]:
 
 def _live_section(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    st.subheader("The same model and text with another scale")
-    st.markdown(
-        "Each run below is a separate pass of the model with its own scale s in "
-        "softmax(s·QKᵀ)V; the model itself is not changed. A temperature T gives "
-        "s = 1/(T·√d_k): T > 1 flattens the attention, T < 1 sharpens it."
-    )
+    if not ctx.presentation:  # the figure's titles say the same in presentation mode
+        st.subheader("The same model and text with another scale")
+        st.markdown(
+            "Each run below is a separate pass of the model with its own scale s in "
+            "softmax(s·QKᵀ)V; the model itself is not changed. A temperature T gives "
+            "s = 1/(T·√d_k): T > 1 flattens the attention, T < 1 sharpens it."
+        )
     kinds = list(trace.kinds)
     state.url_value("scaling_T", 2.0, float, valid=lambda v: v in TEMPERATURES)
     state.url_value("scaling_kind", kinds[0], valid=lambda v: v in kinds)

@@ -269,6 +269,9 @@ def sidebar(path: Path | None = None) -> list[str]:
     return ["scene"]
 
 
+GALLERY_KEY = "scene_gallery"
+
+
 def gallery(where) -> None:
     """Every scene one click away in the page itself (`where`: the heading's row), for
     presentation mode, where the sidebar starts folded away: "Demo scenes", then the scene."""
@@ -276,15 +279,27 @@ def gallery(where) -> None:
         scenes = load_scenes(SCENES_FILE)
     except SceneError:
         return  # the sidebar says what is wrong with the file
-    with where.popover("Demo scenes", icon=":material/play_lesson:", type="tertiary"):
+    # A key and a tracked open state let choosing a scene close the list again.
+    with where.popover(
+        "Demo scenes",
+        icon=":material/play_lesson:",
+        type="tertiary",
+        key=GALLERY_KEY,
+        on_change="rerun",
+    ):
         for step, scene in enumerate(scenes, start=1):
             st.button(
                 f"{step}. {scene.title}",
                 key=f"scene_gallery_{step}",
-                on_click=go_to,
-                args=(scenes, step, st.session_state),
+                on_click=_open_from_gallery,
+                args=(scenes, step),
                 type="tertiary",
             )
+
+
+def _open_from_gallery(scenes: list[Scene], step: int) -> None:
+    st.session_state[GALLERY_KEY] = False  # the class should see the scene, not the list
+    go_to(scenes, step, st.session_state)
 
 
 def _on_choose(scenes: list[Scene]) -> None:

@@ -48,6 +48,17 @@ PAPER_VIEWS = ("fig1", "fig2", "restricted", "table1", "projections")
 OTHER_TABS = ("Heads & rollout", "Ablation", "Positional encoding", "Scaling 1/√d_k", "Model")
 
 
+# Compare: a second text one word away from the first, and the same text under two settings.
+COMPARE_MODES = ("texts", "scale", "ablate")
+SECOND_TEXTS = {
+    "en-de": "The small dog sees the old woman.",
+    "minilm-l6": "The animal didn't cross the street because it was too wide.",
+    "paper-untrained": "The small dog sees the old woman.",
+}
+# Figures 3–5 run on MiniLM whatever the sidebar's model: each figure once.
+PAPER_HEAD_FIGURES = ("3", "4", "5")
+
+
 def pages() -> list[tuple[str, dict[str, str]]]:
     """(page id, URL parameters) for every tab and view of every model."""
     found = []
@@ -60,9 +71,20 @@ def pages() -> list[tuple[str, dict[str, str]]]:
             ]
         views += [(tab, {}) for tab in OTHER_TABS]
         views += [("The paper, live", {"paper_view": v}) for v in PAPER_VIEWS]
+        views += [("Compare", {"compare_mode": mode}) for mode in COMPARE_MODES]
+        if model == "minilm-l6":
+            views += [
+                ("The paper, live", {"paper_view": "fig3-5", "paper_hfig": f})
+                for f in PAPER_HEAD_FIGURES
+            ]
         for tab, extra in views:
             page_id = " · ".join([model, tab, *extra.values()])
-            found.append((page_id, {"model": model, "text": TEXTS[model], "tab": tab, **extra}))
+            params = {"model": model, "text": TEXTS[model], "tab": tab, **extra}
+            if extra.get("compare_mode") == "texts":
+                params["compare_text"] = SECOND_TEXTS[model]
+            if extra.get("compare_mode") == "ablate":
+                params["ablate"] = "encoder_self:0:1"
+            found.append((page_id, params))
     return found
 
 
