@@ -18,7 +18,8 @@ from model.registry import MODELS
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EN_DE_WEIGHTS = Path(__file__).resolve().parents[1] / "model" / "weights" / "en-de.safetensors"
-ALL_VIEWS = ("heatmap", "overview", "links", "breakdown", "decoding")
+ALL_VIEWS = ("heatmap", "overview", "find", "links", "breakdown", "decoding")
+PAPER_SENTENCE = "The animal didn't cross the street because it was too tired."
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -71,7 +72,7 @@ def test_every_view_renders(model):
     assert not at.exception
     views = at.radio(key="view").options
     has_decoder = model != "minilm-l6"
-    assert len(views) == (5 if has_decoder else 4)
+    assert len(views) == (6 if has_decoder else 5)
     for view in ALL_VIEWS[: len(views)]:
         at.radio(key="view").set_value(view).run()
         assert not at.exception, (view, at.exception)
@@ -138,7 +139,8 @@ def test_presentation_mode_is_larger_and_sparer():
     assert not any(explanation in m.value for m in shown.tabs[0].markdown)
     # ... but a one-sentence explanation stays beside the figure.
     assert any("Each **row** is a token reading" in m.value for m in shown.tabs[0].markdown)
-    assert not shown.tabs[0].get("download_button")
+    # In front of a class: the slide images only (no CSV, JSON or HTML downloads).
+    assert all(b.label.startswith("Slide") for b in shown.tabs[0].get("download_button"))
 
 
 def test_the_untrained_models_output_says_what_it_is():
@@ -148,11 +150,80 @@ def test_the_untrained_models_output_says_what_it_is():
 
 
 @pytest.mark.parametrize("kind, explained", [("cross", True), ("encoder_self", False)])
-def test_decoder_rows_are_explained_as_reading_one_word_and_choosing_the_next(kind, explained):
-    at = AppTest.from_file("../app.py", default_timeout=300)
-    at.query_params["model"] = "en-de"
-    at.query_params["kind"] = kind
-    at.run()
+def test_decoder_rows_are_explained_as_named_by_the_word_they_write(kind, explained):
+    """The explanation says what the heatmap shows: the written word first, the read one after."""
+    at = _app(model="en-de", kind=kind)
     assert not at.exception
     texts = " ".join(m.value for m in at.markdown)
-    assert ("just *read*" in texts) == explained
+    assert ("named by the word the row *writes*" in texts) == explained
+    if explained:
+        ticks = _figures(at)[0]["layout"]["yaxis"]["ticktext"]
+        assert ticks[0].endswith("&lt;s&gt;</span>")  # row 1 reads <s>, written first
+
+
+def _position(tokens, token):
+    return [str(i) for i, t in enumerate(tokens) if t == token][0]
+
+
+def test_find_the_head_ranks_every_minilm_head_for_it_and_animal(minilm):
+    from model.trace import run
+    from viz.find_head import rank_heads
+
+    tokens = run(minilm, PAPER_SENTENCE).source_tokens
+    query, key = _position(tokens, "it"), _position(tokens, "animal")
+    at = _app(model="minilm-l6", text=PAPER_SENTENCE, view="find", query=query, key_token=key)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="query").value == int(query)
+    assert at.selectbox(key="key_token").value == int(key)
+    grid = _figures(at)[0]
+    assert grid["layout"]["title"]["text"] == "'it' → 'animal' · encoder self-attention"
+    # The ranking, strongest first, is numpy's order of the weights over every head.
+    attention = np.asarray(run(minilm, PAPER_SENTENCE).attention["encoder_self"], dtype=float)
+    per_head = attention[:, :, int(query), int(key)]
+    table = at.tabs[0].dataframe[0].value
+    assert len(table) == 72 and table["weight"].is_monotonic_decreasing
+    best = np.unravel_index(per_head.argmax(), per_head.shape)
+    assert (table["layer"][0], table["head"][0]) == (best[0] + 1, best[1] + 1)
+    assert table["weight"][0] == pytest.approx(per_head.max(), abs=1e-6)
+    pd_expected = rank_heads(attention, "encoder_self", int(query), int(key))
+    assert list(table["head"]) == list(pd_expected["head"])
+    # The tokens stay in the URL, as positions; choosing another key re-ranks.
+    assert (at.query_params["query"], at.query_params["key_token"]) == (query, key)
+    at.selectbox(key="key_token").set_value(int(_position(tokens, "street"))).run()
+    assert at.query_params["key_token"] == _position(tokens, "street")
+    assert "'it' → 'street'" in _figures(at)[0]["layout"]["title"]["text"]
+
+
+def test_find_the_head_refuses_a_masked_key_of_the_decoder():
+    at = _app(model="en-de", view="find", kind="decoder_self", query="1", key_token="4")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("after the query" in box.value for box in at.info)
+    assert not _figures(at)
+    at.selectbox(key="key_token").set_value(1).run()  # the row's own token: not masked
+    assert not at.info or not any("after the query" in box.value for box in at.info)
+    title = _figures(at)[0]["layout"]["title"]["text"]
+    written = at.selectbox(key="query").options[1].split("'")[1]  # "2: 'kleine' (reading …)"
+    assert title.startswith(f"'{written}' → ")
+
+
+def test_find_the_head_names_decoder_rows_by_the_token_written():
+    at = _app(model="en-de", view="find", kind="cross", query="1", key_token="1")
+    assert not at.exception, [e.value for e in at.exception]
+    option = at.selectbox(key="query").options[1]
+    assert "(reading '" in option
+
+
+def test_the_overview_has_no_layer_slider_and_its_cells_report_clicks():
+    at = _app(model="minilm-l6", view="overview", layer="3")
+    assert not at.exception
+    assert not at.tabs[0].get("select_slider")  # every layer is shown: nothing to choose
+    overview_figure = _figures(at)[0]
+    clicks = overview_figure["data"][-1]
+    assert clicks["type"] == "scatter" and len(clicks["hovertext"]) == 72
+    # Clicks reach Streamlit: the chart is a selectable widget.
+    chart = at.tabs[0].get("plotly_chart")[0].proto
+    assert list(chart.selection_mode)
+    # The URL's layer is kept for the other views.
+    assert at.query_params["layer"] == "3"
+    at.radio(key="view").set_value("heatmap").run()
+    assert at.select_slider(key="layer").value == 3

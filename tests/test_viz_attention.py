@@ -7,6 +7,7 @@ values come from the Trace's arrays and numpy, never from the figure code under 
 import dataclasses
 import html
 import io
+import itertools
 import json
 import math
 import re
@@ -23,7 +24,7 @@ from viz import export
 from viz.attention import coreference_cells, heatmap, overview
 from viz.breakdown import breakdown_figure, breakdown_table
 from viz.decoding import alternatives_figure, gold_alignment, step_figure
-from viz.links import links_figure, select_links
+from viz.links import links_figure, select_lines, select_links, two_column_figure
 
 TEXT = "the small dog sees the old man ."
 KINDS = ("encoder_self", "decoder_self", "cross")
@@ -47,11 +48,18 @@ def test_heatmap_axes_name_the_right_tokens(trace, kind):
     expected_keys = {"cross": trace.source_tokens, "decoder_self": trace.target_tokens}.get(
         kind, trace.source_tokens
     )
-    # Queries run down (y), keys across (x): the cross-attention rows are the decoder's inputs.
-    assert _visible(fig.data[0].y) == [html.escape(t) for t in expected_queries]
-    assert list(fig.layout.xaxis.ticktext) == [html.escape(t) for t in expected_keys]
+    # Queries run down (y), keys across (x): the cross-attention rows are the decoder's inputs,
+    # each named (for the hover) by the token it writes, then the token it reads.
     if kind == "encoder_self":
+        assert _visible(fig.data[0].y) == [html.escape(t) for t in expected_queries]
         assert list(fig.layout.yaxis.ticktext) == [html.escape(t) for t in expected_queries]
+    else:
+        written = [step.token for step in trace.steps]
+        assert _visible(fig.data[0].y) == [
+            html.escape(f"'{w}' (reading '{r}')", quote=False)
+            for w, r in zip(written, expected_queries)
+        ]
+    assert list(fig.layout.xaxis.ticktext) == [html.escape(t) for t in expected_keys]
     assert _visible(fig.data[0].x) == list(fig.layout.xaxis.ticktext)
     assert len(set(fig.data[0].x)) == len(expected_keys)  # repeated tokens stay distinct columns
     assert "layer 3, head 4" in fig.layout.title.text
@@ -59,7 +67,9 @@ def test_heatmap_axes_name_the_right_tokens(trace, kind):
 
 def test_decoder_self_attention_has_target_tokens_on_both_axes(trace):
     fig = heatmap(trace, "decoder_self", 0, 0)
-    assert _visible(fig.data[0].y) == list(fig.layout.xaxis.ticktext)
+    assert [re.search(r"reading '(.*)'", y).group(1) for y in _visible(fig.data[0].y)] == list(
+        fig.layout.xaxis.ticktext
+    )
     assert fig.layout.xaxis.ticktext[0] == "&lt;s&gt;"
     assert len(fig.layout.xaxis.ticktext) == len(trace.target_tokens) != len(trace.source_tokens)
 
@@ -83,9 +93,9 @@ def fig_title_free(text: str) -> str:
 
 
 def test_heatmap_values_are_the_weights_and_the_hover_names_token_and_value(trace):
-    fig = heatmap(trace, "cross", 1, 5)
+    fig = heatmap(trace, "encoder_self", 1, 5)
     z = np.asarray(fig.data[0].z, dtype=float)
-    np.testing.assert_array_equal(z, trace.attention["cross"][1, 5])
+    np.testing.assert_array_equal(z, trace.attention["encoder_self"][1, 5])
     template = fig.data[0].hovertemplate
     # Fill in Plotly's template by hand for one cell, as the browser does.
     q, k = 3, 2
@@ -94,10 +104,28 @@ def test_heatmap_values_are_the_weights_and_the_hover_names_token_and_value(trac
         .replace("%{x}", fig.data[0].x[k])
         .replace("%{z:.4f}", f"{z[q, k]:.4f}")
     )
-    expected = f"query '{trace.target_tokens[q]}' → key '{trace.source_tokens[k]}': "
+    expected = f"query '{trace.source_tokens[q]}' → key '{trace.source_tokens[k]}': "
     assert shown.replace("\u200b", "").startswith(expected)
-    assert f"{trace.attention['cross'][1, 5, q, k]:.4f}" in shown
+    assert f"{trace.attention['encoder_self'][1, 5, q, k]:.4f}" in shown
     assert (fig.data[0].zmin, fig.data[0].zmax) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("kind", ["decoder_self", "cross"])
+def test_decoder_hover_names_the_token_written_then_the_token_read(trace, kind):
+    fig = heatmap(trace, kind, 1, 5)
+    q, k = 2, 1
+    shown = (
+        fig.data[0]
+        .hovertemplate.replace("%{y}", fig.data[0].y[q])
+        .replace("%{x}", fig.data[0].x[k])
+        .replace("%{z:.4f}", f"{trace.attention[kind][1, 5, q, k]:.4f}")
+    )
+    written, read = trace.steps[q].token, trace.target_tokens[q]
+    key = trace.axis_tokens(kind)[1][k]
+    expected = f"row writing '{written}' (reading '{read}') → key '{key}': "
+    assert _visible([shown])[0].startswith(html.escape(expected, quote=False))
+    if kind == "decoder_self":  # the masked layer names the row the same way
+        assert fig.data[1].hovertemplate.startswith("row writing %{y}")
 
 
 def test_decoder_self_masked_cells_are_gaps_not_zeros(trace):
@@ -150,28 +178,27 @@ def _gaps(shape, n, m):
 
 def test_overview_is_one_mosaic_of_every_layer_and_head(trace):
     fig = overview(trace, "decoder_self")
-    grey, weights = fig.data  # the masked future is painted first, underneath the weights
+    grey, weights, _ = fig.data  # the masked future is painted first, underneath the weights
     attention = np.asarray(trace.attention["decoder_self"], dtype=float)
     n_layers, n_heads, n, m = attention.shape
     z = np.asarray(weights.z, dtype=float)
     assert z.shape == (n_layers * (n + 1) - 1, n_heads * (m + 1) - 1)
     future = np.triu(np.ones((n, m), dtype=bool), k=1)
-    where = np.asarray(weights.customdata)  # (layer, head), 1-based, for the hover
     for layer in range(n_layers):
         for head in range(n_heads):
             block = _block(z, layer, head, n, m)
             np.testing.assert_array_equal(block[~future], attention[layer, head][~future])
             assert np.isnan(block[future]).all()  # masked: no weight, not a weight of 0
-            assert (_block(where, layer, head, n, m) == (layer + 1, head + 1)).all()
     gaps = _gaps(z.shape, n, m)
     assert np.isnan(z[gaps]).all()
     # Grey covers exactly the masked cells, not the gaps, which stay on a white background.
     painted = ~np.isnan(np.asarray(grey.z, dtype=float))
     assert painted.sum() == n_layers * n_heads * future.sum()
     np.testing.assert_array_equal(painted, np.isnan(z) & ~gaps)
-    assert not grey.showscale and "masked" in grey.hovertemplate
+    assert not grey.showscale
     assert fig.layout.plot_bgcolor == "white"
-    assert weights.hoverongaps is False and grey.hoverongaps is False
+    # The cells leave the hover to the click layer, which names each block's head.
+    assert weights.hoverinfo == "skip" and grey.hoverinfo == "skip"
     assert (weights.zmin, weights.zmax) == (0.0, 1.0)
     assert weights.colorbar.title.text == "weight"
 
@@ -192,32 +219,46 @@ def test_overview_ticks_name_each_block(trace, kind):
     assert yaxis.autorange == "reversed"  # layer 1 at the top
     # The categories behind the cells name the tokens of every block, each one distinct.
     queries, keys = trace.axis_tokens(kind)
-    x, y = fig.data[-1].x, fig.data[-1].y
+    x, y = fig.data[-2].x, fig.data[-2].y
     assert len(set(x)) == len(x) and len(set(y)) == len(y)
     assert _visible(x[-m:]) == [html.escape(t) for t in keys]
     assert _visible(y[(n_layers - 1) * (n + 1) :]) == [html.escape(t) for t in queries]
 
 
-def test_overview_hover_names_layer_head_tokens_and_exact_weight(trace):
+@pytest.mark.parametrize("kind", KINDS)
+def test_overview_has_one_click_point_per_head_in_the_middle_of_its_block(trace, kind):
+    fig = overview(trace, kind)
+    cells, clicks = fig.data[-2], fig.data[-1]
+    n_layers, n_heads, n, m = trace.attention[kind].shape
+    assert clicks.type == "scatter" and clicks.marker.opacity == 0
+    assert len(clicks.x) == n_layers * n_heads
+    assert fig.layout.hoverdistance == -1  # the point nearest the mouse: the block under it
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            i = layer * n_heads + head
+            assert list(clicks.customdata[i]) == [layer, head]
+            column, row = list(cells.x).index(clicks.x[i]), list(cells.y).index(clicks.y[i])
+            assert column == head * (m + 1) + m // 2 and row == layer * (n + 1) + n // 2
+
+
+def test_overview_hover_names_the_head_and_its_strongest_weights_exactly(trace):
+    """Cross attention: rows named by the token written, then the one read; the weights are
+    the head's three largest, found here with numpy."""
     fig = overview(trace, "cross")
-    weights = fig.data[0]
-    n, m = trace.attention["cross"].shape[2:]
-    layer, head, q, k = 3, 5, 0, 4
-    row, col = layer * (n + 1) + q, head * (m + 1) + k
-    cell = np.asarray(weights.customdata)[row, col]
-    shown = (
-        weights.hovertemplate.replace("%{customdata[0]}", str(cell[0]))
-        .replace("%{customdata[1]}", str(cell[1]))
-        .replace("%{y}", weights.y[row])
-        .replace("%{x}", weights.x[col])
-        .replace("%{z:.4f}", f"{weights.z[row][col]:.4f}")
-    )
-    value = float(trace.attention["cross"][layer, head, q, k])
-    expected = (
-        f"layer 4, head 6<br>query '{html.escape(trace.target_tokens[q])}' → "
-        f"key '{html.escape(trace.source_tokens[k])}': {value:.4f}<extra></extra>"
-    )
-    assert _visible([shown]) == [expected]
+    clicks = fig.data[-1]
+    n_heads = trace.attention["cross"].shape[1]
+    layer, head = 3, 5
+    hover = clicks.hovertext[layer * n_heads + head]
+    weights = np.asarray(trace.attention["cross"][layer, head], dtype=float)
+    assert hover.startswith("layer 4, head 6 · click to open it")
+    lines = hover.split("<br>")[2:]
+    cells = sorted(np.ndindex(weights.shape), key=lambda c: -weights[c])[:3]
+    for line, (q, k) in zip(lines, cells, strict=True):
+        written, read = trace.steps[q].token, trace.target_tokens[q]
+        key = trace.source_tokens[k]
+        assert line == html.escape(
+            f"'{written}' (reading '{read}') → '{key}': {weights[q, k]:.4f}", quote=False
+        )
 
 
 def test_overview_escapes_typed_tokens_and_keeps_numbers_off_the_ticks(trace):
@@ -272,7 +313,7 @@ def test_breakdown_of_decoder_self_masks_the_future(trace):
 
 def test_link_opacities_are_the_weights(trace):
     fig = links_figure(trace, "encoder_self", 1, [0, 3])
-    lines = [t for t in fig.data if t.mode == "lines"]
+    lines = [t for t in fig.data if t.mode == "lines" and t.showlegend is False]
     assert lines
     weights = trace.attention["encoder_self"][1]
     n = len(trace.source_tokens)
@@ -282,6 +323,47 @@ def test_link_opacities_are_the_weights(trace):
         assert line.opacity == pytest.approx(float(weights[head, query, key]))
     expected = int((weights[[0, 3]] >= 0.01).sum())
     assert len(lines) == min(expected, 400)
+
+
+def _lab(hex_colour: str, alpha: float = 1.0) -> np.ndarray:
+    """CIELAB (D65) of an sRGB colour drawn at `alpha` over white, from the standard formulas."""
+    rgb = np.array([int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)])
+    rgb = alpha * rgb + (1 - alpha)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    to_xyz = np.array(
+        [[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]
+    )
+    xyz = to_xyz @ linear / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_twelve_heads_get_twelve_distinct_colours_none_grey():
+    weights = np.random.default_rng(0).dirichlet(np.ones(5), size=(12, 5))  # MiniLM's 12 heads
+    tokens = ("a", "b", "c", "d", "e")
+    fig = two_column_figure(tokens, tokens, range(12), select_lines(weights, range(12)), "t")
+    swatches = [t for t in fig.data if t.showlegend is not False]
+    assert [s.name for s in swatches] == [f"head {h}" for h in range(1, 13)]
+    assert all(s.opacity in (None, 1) for s in swatches)  # the legend shows the full colour
+    colours = [s.line.color for s in swatches]
+    lab = [_lab(c) for c in colours]
+    assert min(np.hypot(a, b) for _, a, b in lab) >= 25  # saturated: no grey, no near-black
+    # Pairwise colour difference (CIE76 ΔE): 2.3 is just noticeable; 25 is another colour.
+    assert min(np.linalg.norm(x - y) for x, y in itertools.combinations(lab, 2)) >= 25
+    for line in (t for t in fig.data if t.mode == "lines" and t.showlegend is False):
+        assert line.line.color == colours[int(line.name.split()[1]) - 1]
+
+
+def test_two_heads_on_the_same_tokens_draw_two_lines():
+    weights = np.zeros((2, 3, 3))
+    weights[:, :, 2] = 1.0  # both heads: every query on the last key
+    fig = two_column_figure(
+        ("a", "b", "c"), ("a", "b", "c"), [0, 1], select_lines(weights, [0, 1]), "t"
+    )
+    lines = [t for t in fig.data if t.mode == "lines" and t.showlegend is False]
+    ends = {(line.name, line.y) for line in lines}
+    assert len(lines) == 6 and len({y for _, y in ends}) == 6  # side by side, not on top
+    assert all(abs(y - round(y)) <= 0.25 for _, ys in ends for y in ys)  # near their tokens
 
 
 def test_link_focus_keeps_only_that_tokens_lines(trace):

@@ -6,19 +6,25 @@ figure is drawn from `ctx.trace`, so changing them never runs the model again.
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from viz import export
 from viz.attention import (
     MASKED_EXPLANATION,
     OVERVIEW_MAX_TOKENS,
+    clicked_head,
     coreference_cells,
     head_label,
     heatmap,
     overview,
+    row_names,
+    row_tokens,
 )
 from viz.breakdown import breakdown_figure, breakdown_table
 from viz.decoding import alternatives_figure, gold_alignment, step_figure, step_title
+from viz.find_head import MaskedKeyError, rank_heads, ranking_grid
 from viz.links import MAX_LINES, MAX_TOKENS, MIN_WEIGHT, links_figure, select_links
 from viz.style import KIND_LABELS, fit_title
 
@@ -31,6 +37,7 @@ ALL_TOKENS = "all"  # the token-links focus that shows every token's lines
 VIEWS = {
     "heatmap": "Head heatmap",
     "overview": "Model overview",
+    "find": "Find the head",
     "links": "Token links",
     "breakdown": "Query–key breakdown",
     "decoding": "Decoding step by step",
@@ -47,7 +54,13 @@ weight instead, to see faint patterns.""",
 once (Section 3.2.2: h heads in each of the N layers, each with its own projections W^Q, W^K,
 W^V). Each small square is one head's heatmap, queries down and keys across. Look for families:
 heads that look at the previous token (a diagonal just off the middle), at the first or last
-token (a dark column), or spread evenly (uniform grey-blue).""",
+token (a dark column), or spread evenly (uniform grey-blue). Click a square to open that head.""",
+    "find": """**What am I looking at?** One number from every head: the weight the chosen
+*query* token gives the chosen *key* token, the entry (query, key) of each head's softmax in
+Eq. (1) of Section 3.2.1, for all h heads of all N layers (Section 3.2.2). The grid shows it per
+layer and head; the table ranks the heads, strongest first. *Place* says whether the key is
+the query's strongest key in that head (1) or only its second, third… Click a cell or a row to
+open that head.""",
     "links": """**What am I looking at?** The same weights as lines: queries on the left, keys
 on the right, one line from a query to each key it reads, as opaque as its weight. Several
 heads are drawn at once, one colour each, so you can see whether they agree. Choose a token to
@@ -69,7 +82,9 @@ SHORT_EXPLANATIONS = {
     "heatmap": """Each **row** is a token reading (the *query*), each **column** a token it
 reads (a *key*). A row is a softmax (Eq. 1): it sums to 1. Dark = much.""",
     "overview": """Every head of every layer at once: one small heatmap each, queries down,
-keys across. Look for diagonals and dark columns.""",
+keys across. Look for diagonals and dark columns. Click a square to open it.""",
+    "find": """The weight from one query token to one key token in **every head**, strongest
+first. Click a cell or a row to open that head.""",
     "links": """Queries on the left, keys on the right: a line's darkness is the weight, one
 colour per head.""",
     "breakdown": """Eq. (1) for one query: q·k for every key, × 1/√d_k, softmax: the bars on
@@ -78,10 +93,15 @@ the right are the row of the heatmap.""",
 it may look at. Red squares: the gold alignment.""",
 }
 
-# The decoder's rows are easy to misread by one: row t reads the word before the one it produces.
-DECODER_ROWS = """In the decoder, each row is the word the decoder has just *read* (first `<s>`)
-while it chooses the *next* one: in the translation "Der alte Mann", row `<s>` is where "Der" is
-chosen, so a head that aligns has row `<s>` dark on "the" and row "Der" dark on "old"."""
+# The decoder's rows are easy to misread by one: row t reads the word before the one it writes.
+DECODER_ROWS = """Decoder rows are named by the word the row *writes*, then in grey the word it
+has just *read*: the decoder reads `<s>` and writes "Der", reads "Der" and writes "alte", … So in
+the translation "Der alte Mann" a head that aligns has row "Der" dark on "the" and row "alte"
+dark on "old"."""
+# The token links name a decoder row by the word it reads.
+DECODER_ROWS_READ = """In the decoder, each query on the left is the word the decoder has just
+*read* (first `<s>`) while it chooses the *next* one: in the translation "Der alte Mann", query
+`<s>` is where "Der" is chosen, so a head that aligns links `<s>` to "the" and "Der" to "old"."""
 
 
 def available_views(kinds) -> list[str]:
@@ -114,13 +134,22 @@ def render(ctx: state.ViewContext) -> list[str]:
         keys += _DRAW[view](ctx)
     with text_column:
         st.markdown((SHORT_EXPLANATIONS if ctx.presentation else EXPLANATIONS)[view])
-        if view in ("heatmap", "overview", "links") and st.session_state["kind"] != "encoder_self":
-            st.markdown(DECODER_ROWS)
+        if st.session_state["kind"] != "encoder_self":
+            if view in ("heatmap", "overview", "find"):
+                st.markdown(DECODER_ROWS)
+            elif view == "links":
+                st.markdown(DECODER_ROWS_READ)
     return keys
 
 
-def _controls(ctx: state.ViewContext, kind_choice: bool = True, head_choice: str = "one"):
-    """Kind, layer and head selectors; head_choice is "one", "one_or_mean" or "none"."""
+def _controls(
+    ctx: state.ViewContext,
+    kind_choice: bool = True,
+    head_choice: str = "one",
+    layer_choice: bool = True,
+):
+    """Kind, layer and head selectors; head_choice is "one", "one_or_mean" or "none". Views of
+    every layer at once have no layer choice (layer_choice=False): the layer is then None."""
     trace = ctx.trace
     columns = st.columns([2, 3, 2])
     kind = "cross"
@@ -128,9 +157,14 @@ def _controls(ctx: state.ViewContext, kind_choice: bool = True, head_choice: str
         kind = columns[0].selectbox(
             "Attention kind", list(trace.kinds), format_func=KIND_LABELS.get, key="kind"
         )
-    layer = columns[1].select_slider(
-        "Layer", options=list(range(trace.n_layers)), format_func=lambda i: str(i + 1), key="layer"
-    )
+    layer = None
+    if layer_choice:
+        layer = columns[1].select_slider(
+            "Layer",
+            options=list(range(trace.n_layers)),
+            format_func=lambda i: str(i + 1),
+            key="layer",
+        )
     head = None
     if head_choice != "none":
         options = list(range(trace.n_heads))
@@ -161,12 +195,13 @@ def _chart(
     top_tokens=(),
     line_chars: int = 70,
     top_room: int | None = None,
+    **options,
 ) -> None:
     """Wrap the title to the figure's width (a heatmap has done so itself) above the room its
-    top axis needs; a PNG button that names the file."""
+    top axis needs; a PNG button that names the file. `options` go to st.plotly_chart."""
     if not fig.layout.width:
         fit_title(fig, top_tokens, line_chars, top_room)
-    state.plot(fig, key=key, config=export.plotly_config(file_name))
+    state.plot(fig, key=key, config=export.plotly_config(file_name), **options)
 
 
 def _downloads(ctx: state.ViewContext, fig, file_name: str, kind: str, layers, heads) -> None:
@@ -281,19 +316,50 @@ def _coreference_note(ctx: state.ViewContext, kind: str, reference, marks) -> No
     )
 
 
-def _open_head(layer: int, head: int) -> None:
-    st.session_state["layer"], st.session_state["head"] = layer, head
-    st.session_state["view"] = "heatmap"
+def _open_head(kind: str, layer: int, head: int) -> None:
+    """Show one head in the Head heatmap view (a callback: the rerun that follows draws it)."""
+    st.session_state.update(view="heatmap", kind=kind, layer=layer, head=head)
+
+
+def _open_clicked(chart_key: str, kind: str) -> None:
+    """The chart's click callback: open the head of the clicked cell (`viz.attention.click_layer`)."""
+    head = clicked_head(st.session_state[chart_key].selection.points)
+    if head is not None:
+        _open_head(kind, *head)
+
+
+def _open_chosen_row(table_key: str, kind: str, ranking) -> None:
+    """The ranking table's selection callback: open the head of the chosen row."""
+    rows = st.session_state[table_key].selection.rows
+    if rows:
+        chosen = ranking.iloc[rows[0]]
+        _open_head(kind, int(chosen["layer"]) - 1, int(chosen["head"]) - 1)
+
+
+def _csv_layers(ctx: state.ViewContext, kind: str):
+    """The layers a download of every head holds: all, unless the CSV would be too large."""
+    if ctx.trace.attention[kind].size > export.TRACE_JSON_MAX_WEIGHTS:
+        return [st.session_state["layer"]]  # the current layer
+    return range(ctx.trace.n_layers)
 
 
 def _draw_overview(ctx: state.ViewContext) -> list[str]:
     trace = ctx.trace
-    kind, _, _ = _controls(ctx, head_choice="none")
+    # Every layer is drawn: a layer slider here would choose nothing, so there is none.
+    kind, _, _ = _controls(ctx, head_choice="none", layer_choice=False)
     stretch = _stretch_control(ctx)
     fig = overview(trace, kind, stretch, ctx.presentation)
     name = f"{ctx.name}-{kind}-all-heads"
     # The "head 1" … ticks run along the top, under the title: fit_title leaves room for them.
-    _chart(ctx, fig, "attention_overview", name, top_tokens=fig.layout.xaxis.ticktext)
+    _chart(
+        ctx,
+        fig,
+        "attention_overview",
+        name,
+        top_tokens=fig.layout.xaxis.ticktext,
+        on_select=partial(_open_clicked, "attention_overview", kind),
+        selection_mode="points",
+    )
     queries, keys = trace.axis_tokens(kind)
     if max(len(queries), len(keys)) > OVERVIEW_MAX_TOKENS:
         st.caption(
@@ -302,25 +368,72 @@ def _draw_overview(ctx: state.ViewContext) -> list[str]:
         )
     if kind == "decoder_self":
         st.caption(MASKED_EXPLANATION)
-    # Plotly heatmaps cannot be point-selected, so a head is opened with these controls.
-    pick = st.columns([2, 2, 3])
-    open_layer = pick[0].selectbox(
-        "Open layer", range(trace.n_layers), format_func=lambda i: f"layer {i + 1}"
-    )
-    open_head = pick[1].selectbox(
-        "head", range(trace.n_heads), format_func=lambda h: f"head {h + 1}"
-    )
-    pick[2].button(
-        "Open this head in the heatmap",
-        on_click=_open_head,
-        args=(open_layer, open_head),
-        key="open_head",
-    )
-    layers = range(trace.n_layers)
-    if trace.attention[kind].size > export.TRACE_JSON_MAX_WEIGHTS:
-        layers = [st.session_state["layer"]]  # the CSV would be too large: the current layer
-    _downloads(ctx, fig, name, kind, layers, range(trace.n_heads))
+    _downloads(ctx, fig, name, kind, _csv_layers(ctx, kind), range(trace.n_heads))
     return []
+
+
+def _draw_find(ctx: state.ViewContext) -> list[str]:
+    """Every head ranked by the weight from one query token to one key token."""
+    trace = ctx.trace
+    kind, _, _ = _controls(ctx, head_choice="none", layer_choice=False)
+    queries, keys = trace.axis_tokens(kind)
+    names = row_names(trace, kind)
+    # Positions, not words: tokens repeat ("the … the").
+    state.url_value("query", 0, int, valid=lambda q: 0 <= q < len(queries))
+    state.url_value("key_token", 0, int, valid=lambda k: 0 <= k < len(keys))
+    columns = st.columns(2)
+    query = columns[0].selectbox(
+        "Query token (the row that reads)",
+        range(len(queries)),
+        format_func=lambda i: f"{i + 1}: {names[i]}",
+        key="query",
+    )
+    key = columns[1].selectbox(
+        "Key token (the token read)",
+        range(len(keys)),
+        format_func=lambda j: f"{j + 1}: '{keys[j]}'",
+        key="key_token",
+    )
+    try:
+        ranking = rank_heads(trace.attention[kind], kind, query, key)
+    except MaskedKeyError as err:
+        st.info(str(err))
+        return ["query", "key_token"]
+    fig = ranking_grid(ranking, kind, row_tokens(trace, kind)[query], keys[key], ctx.presentation)
+    name = f"{ctx.name}-{kind}-query{query + 1}-key{key + 1}-every-head"
+    _chart(
+        ctx,
+        fig,
+        "find_head_grid",
+        name,
+        on_select=partial(_open_clicked, "find_head_grid", kind),
+        selection_mode="points",
+    )
+    st.dataframe(
+        ranking,
+        hide_index=True,
+        width="stretch",
+        height=240 if ctx.presentation else 320,
+        column_config={
+            "rank": st.column_config.NumberColumn("rank", format="%d"),
+            "layer": st.column_config.NumberColumn("layer", format="%d"),
+            "head": st.column_config.NumberColumn("head", format="%d"),
+            "weight": st.column_config.ProgressColumn(
+                "weight", format="%.4f", min_value=0.0, max_value=1.0
+            ),
+            "place": st.column_config.NumberColumn(
+                "key's place in the row",
+                help="1 = the key is the query's strongest key in this head; 2 = its second…",
+                format="%d",
+            ),
+        },
+        on_select=partial(_open_chosen_row, "find_head_table", kind, ranking),
+        selection_mode="single-row",
+        key="find_head_table",
+    )
+    st.caption("Click a cell of the grid or a row of the table to open that head.")
+    _downloads(ctx, fig, name, kind, _csv_layers(ctx, kind), range(trace.n_heads))
+    return ["query", "key_token"]
 
 
 def _focus_options(trace, kind: str) -> list[str]:
@@ -456,6 +569,7 @@ def _draw_decoding(ctx: state.ViewContext) -> list[str]:
 _DRAW = {
     "heatmap": _draw_heatmap,
     "overview": _draw_overview,
+    "find": _draw_find,
     "links": _draw_links,
     "breakdown": _draw_breakdown,
     "decoding": _draw_decoding,

@@ -22,6 +22,7 @@ STATISTICS_HELP = (
     "sequence, so cross attention (target queries, source keys) has none. Choose a row to open "
     "that head; click a column header to sort."
 )
+CHOSEN_HEAD_HELP = "Choose a row to open another head; the link to this page keeps the choice."
 
 ROLLOUT_HELP = (
     "After the first layer a position no longer holds one token: it holds a mixture made by the "
@@ -53,6 +54,11 @@ def _statistics_section(ctx: state.ViewContext) -> None:
         )
         for column in offered
     }
+    # The chosen head is kept as its layer and head (0-based, as `layer` and `head` in the URL),
+    # so the same head stays chosen when the kind changes, and a reload restores it.
+    state.url_value("stats_layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
+    state.url_value("stats_head", 0, int, valid=lambda v: 0 <= v < trace.n_heads)
+    row = _row_of(rows, st.session_state["stats_layer"], st.session_state["stats_head"])
     event = st.dataframe(
         rows,
         hide_index=True,
@@ -60,17 +66,15 @@ def _statistics_section(ctx: state.ViewContext) -> None:
         height=320,
         column_config=column_config,
         on_select="rerun",
-        selection_mode="single-row",
-        key=f"heads_table_{kind}",  # one per kind: a row number means another head elsewhere
+        selection_mode="single-row-required",
+        selection_default={"selection": {"rows": [row]}},
+        key=f"heads_table_{kind}",  # one per kind: each kind's table has its own selection
     )
-    chosen = event.selection.rows
-    picked = rows.iloc[chosen[0] if chosen else 0]
-    layer, head = int(picked["layer"]) - 1, int(picked["head"]) - 1
-    st.caption(
-        f"The chosen row: layer {layer + 1}, head {head + 1}."
-        if chosen
-        else "The first row: choose a row of the table to open another head."
-    )
+    if event.selection.rows:  # rows are positions in `rows`, whatever the table's sort order
+        row = event.selection.rows[0]
+    layer, head = int(rows["layer"].iloc[row]) - 1, int(rows["head"].iloc[row]) - 1
+    st.session_state["stats_layer"], st.session_state["stats_head"] = layer, head
+    st.caption(f"The chosen row: layer {layer + 1}, head {head + 1}. {CHOSEN_HEAD_HELP}")
     state.url_value("stat", offered[0], valid=lambda v: v in offered)
     column = st.selectbox(
         "Statistic for the layer × head chart",
@@ -89,6 +93,12 @@ def _statistics_section(ctx: state.ViewContext) -> None:
         ]
     )
     st.caption("Colour scale: " + STATISTIC_BY_COLUMN[column].explanation + ".")
+
+
+def _row_of(rows, layer: int, head: int) -> int:
+    """The position in the statistics table of the row of (0-based) `layer`, `head`."""
+    match = (rows["layer"] == layer + 1) & (rows["head"] == head + 1)
+    return int(match.to_numpy().argmax())
 
 
 def _rollout_section(ctx: state.ViewContext) -> None:
@@ -120,4 +130,4 @@ def render(ctx: state.ViewContext) -> list[str]:
     _statistics_section(ctx)
     st.subheader("Attention rollout through the encoder")
     _rollout_section(ctx)
-    return ["stats_kind", "stat", "rollout_layer"]
+    return ["stats_kind", "stats_layer", "stats_head", "stat", "rollout_layer"]

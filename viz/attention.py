@@ -22,6 +22,7 @@ from .style import (
     fit_title,
     grid_size,
     safe,
+    safe_all,
 )
 
 # The overview draws layers × heads blocks; beyond this many tokens each cell would be
@@ -35,6 +36,9 @@ _INVISIBLE = "\u200b"  # zero-width space: makes repeated tokens distinct catego
 _BLOCK_MARK = "\u2060"  # word joiner, also unseen: tells the blocks of a mosaic axis apart
 CELL_HOVER = "query '%{y}' → key '%{x}': %{z:.4f}<extra></extra>"
 MASKED_HOVER = "query '%{y}' → key '%{x}': masked (a later position)<extra></extra>"
+# A decoder row's category names the token it writes, then the token it reads (`row_names`).
+DECODER_CELL_HOVER = "row writing %{y} → key '%{x}': %{z:.4f}<extra></extra>"
+DECODER_MASKED_HOVER = "row writing %{y} → key '%{x}': masked (a later position)<extra></extra>"
 
 
 def head_weights(trace: Trace, kind: str, layer: int, head: int | None) -> np.ndarray:
@@ -85,6 +89,31 @@ def decoder_row_labels(trace: Trace, rows: Sequence[int]) -> list[str]:
     ]
 
 
+def has_decoder_rows(trace: Trace, kind: str) -> bool:
+    """Whether the rows of `kind` are decoder steps, each writing a token (see `decoder_row_labels`)."""
+    return kind != "encoder_self" and len(trace.steps) == len(trace.target_tokens)
+
+
+def row_tokens(trace: Trace, kind: str) -> list[str]:
+    """The token each query row of `kind` stands for: the token written by a decoder row, the
+    token read by an encoder row."""
+    if not has_decoder_rows(trace, kind):
+        return list(trace.axis_tokens(kind)[0])
+    return [step.token for step in trace.steps]
+
+
+def row_names(trace: Trace, kind: str) -> list[str]:
+    """Plain-text names of the query rows of `kind`, for hovers and choosers (not escaped).
+
+    A decoder row is named by the token it writes, then the token it reads: "'Buch' (reading
+    'das')", as its tick label shows them; an encoder row by its token: "'it'".
+    """
+    written = [f"'{token}'" for token in row_tokens(trace, kind)]
+    if not has_decoder_rows(trace, kind):
+        return written
+    return [f"{w} (reading '{step.query_token}')" for w, step in zip(written, trace.steps)]
+
+
 def head_label(head: int | None) -> str:
     return "mean over heads" if head is None else f"head {head + 1}"
 
@@ -129,7 +158,7 @@ def without_tokens(queries, keys, weights: np.ndarray, hidden: Collection[str]):
     return tuple(queries[i] for i in keep_q), tuple(keys[j] for j in keep_k), kept
 
 
-def masked_layer(masked: np.ndarray, x, y, **gaps) -> go.Heatmap:
+def masked_layer(masked: np.ndarray, x, y, hovertemplate=MASKED_HOVER, **options) -> go.Heatmap:
     """The decoder's masked future as its own grey layer, so its hover says "masked", not a
     number; hoverongaps=False leaves every other cell's hover to the weights."""
     return go.Heatmap(
@@ -139,8 +168,8 @@ def masked_layer(masked: np.ndarray, x, y, **gaps) -> go.Heatmap:
         colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
         showscale=False,
         hoverongaps=False,
-        hovertemplate=MASKED_HOVER,
-        **gaps,
+        hovertemplate=hovertemplate,
+        **options,
     )
 
 
@@ -164,6 +193,8 @@ def heatmap(
     queries, keys = trace.axis_tokens(kind)
     kept_q = [i for i, t in enumerate(queries) if t not in set(hidden)]
     kept_k = [j for j, t in enumerate(keys) if t not in set(hidden)]
+    if not kept_q or not kept_k:  # nothing but hidden tokens: `without_tokens` keeps them all
+        kept_q, kept_k = list(range(len(queries))), list(range(len(keys)))
     weights = head_weights(trace, kind, layer, head)
     title = head_title(kind, layer, head, run_label)
     present = sorted({t for t in queries + keys if t in set(hidden)})
@@ -171,14 +202,17 @@ def heatmap(
         queries, keys, weights = without_tokens(queries, keys, weights, set(present))
         title += f" · {', '.join(safe(t) for t in present)} hidden, rows renormalised"
     shown = with_mask(kind, weights)
-    q_labels, k_labels = token_categories(queries), token_categories(keys)
+    decoder_rows = has_decoder_rows(trace, kind)
+    names = row_names(trace, kind)
+    q_labels = token_categories([names[i] for i in kept_q] if decoder_rows else queries)
+    k_labels = token_categories(keys)
     zmax = float(np.nanmax(shown)) if stretch else 1.0
     fig = go.Figure(
         go.Heatmap(
             z=shown,
             x=k_labels,
             y=q_labels,
-            hovertemplate=CELL_HOVER,
+            hovertemplate=DECODER_CELL_HOVER if decoder_rows else CELL_HOVER,
             colorscale=ATTENTION_COLORSCALE,
             zmin=0.0,
             zmax=zmax,
@@ -193,6 +227,7 @@ def heatmap(
                 np.isnan(shown),
                 k_labels,
                 q_labels,
+                DECODER_MASKED_HOVER if decoder_rows else MASKED_HOVER,
                 xgap=1 if len(keys) <= 64 else 0,
                 ygap=1 if len(queries) <= 64 else 0,
             )
@@ -209,7 +244,6 @@ def heatmap(
                 line={"color": GOLD_COLOR, "width": 3},
                 fillcolor="rgba(0,0,0,0)",
             )
-    decoder_rows = kind != "encoder_self" and len(trace.steps) == len(trace.target_tokens)
     row_texts = (
         [f"{trace.steps[t].token} {trace.steps[t].query_token}" for t in kept_q]
         if decoder_rows
@@ -291,6 +325,51 @@ def mosaic_axis(name: str, n_blocks: int, block: int, **extra) -> dict:
     }
 
 
+def strongest_links(trace: Trace, kind: str, layer: int, head: int, count: int = 3) -> list[str]:
+    """The `count` largest weights of one head as plain text lines, "'it' → 'animal': 0.6123",
+    decoder rows named by the token they write (`row_names`)."""
+    weights = trace.attention[kind][layer, head]
+    names, keys = row_names(trace, kind), trace.axis_tokens(kind)[1]
+    order = np.argsort(-weights, axis=None, kind="stable")[:count]  # ties in reading order
+    return [
+        f"{names[q]} → '{keys[k]}': {weights[q, k]:.4f}"
+        for q, k in zip(*np.unravel_index(order, weights.shape))
+    ]
+
+
+def click_layer(x, y, layer_head: np.ndarray, hover: list[str]) -> go.Scatter:
+    """Invisible points that report clicks: Plotly heatmaps cannot be selected, so Streamlit
+    never hears of a click on one; a scatter point can. `layer_head` holds each point's
+    0-based (layer, head), read back by `clicked_head`; `hover` is Plotly text, escaped.
+
+    With the layout's `hoverdistance=-1` the point nearest the mouse takes the hover and the
+    click: on a regular grid of points that is the point of the block under the mouse.
+    """
+    return go.Scatter(
+        x=x,
+        y=y,
+        mode="markers",
+        marker={"size": 12, "opacity": 0},
+        selected={"marker": {"opacity": 0}},
+        unselected={"marker": {"opacity": 0}},
+        # Plain lists: a typed array would reach Streamlit as an object, not a pair of numbers.
+        customdata=np.asarray(layer_head, dtype=int).tolist(),
+        hovertext=hover,
+        hoverinfo="text",
+        showlegend=False,
+    )
+
+
+def clicked_head(points) -> tuple[int, int] | None:
+    """The (layer, head) of the first clicked point of a `click_layer`, from Streamlit's
+    selection state; None when the selection holds no such point."""
+    for point in points:
+        data = point.get("customdata")
+        if isinstance(data, list | tuple) and len(data) == 2:
+            return int(data[0]), int(data[1])
+    return None
+
+
 def overview(
     trace: Trace,
     kind: str,
@@ -303,6 +382,8 @@ def overview(
     Section 3.2.2: each of the h heads attends with its own projections, in each of the N layers.
     Layer l, head h is the block at rows l * (n + 1)… and columns h * (m + 1)… (see `mosaic`),
     with an empty cell between blocks. Only the first `max_tokens` queries and keys are drawn.
+    A click on a block reports its (layer, head) (`click_layer`), whose hover names the
+    head's strongest weights exactly.
     """
     queries, keys = trace.axis_tokens(kind)
     shown = with_mask(kind, trace.attention[kind][:, :, :max_tokens, :max_tokens])
@@ -310,27 +391,36 @@ def overview(
     z = mosaic(shown)
     y = mosaic_categories(queries[:n], n_layers)
     x = mosaic_categories(keys[:m], n_heads)
-    # Layer and head of each cell, 1-based, for the hover (gap cells have none).
-    layer_of_row = np.arange(z.shape[0]) // (n + 1) + 1
-    head_of_col = np.arange(z.shape[1]) // (m + 1) + 1
-    block = np.broadcast_arrays(layer_of_row[:, None], head_of_col)
     zmax = float(np.nanmax(shown)) if stretch else 1.0
     fig = go.Figure()
     if kind == "decoder_self":
         # Painted underneath the weights; the gaps between blocks are not masked and stay white.
-        fig.add_trace(masked_layer(mosaic(np.isnan(shown)) == 1, x, y))
+        fig.add_trace(masked_layer(mosaic(np.isnan(shown)) == 1, x, y, hoverinfo="skip"))
     fig.add_trace(
         go.Heatmap(
             z=z,
             x=x,
             y=y,
-            customdata=np.stack(block, axis=-1).astype(np.uint8),
             colorscale=ATTENTION_COLORSCALE,
             zmin=0.0,
             zmax=zmax,
             colorbar={"title": {"text": "weight"}},
-            hoverongaps=False,
-            hovertemplate="layer %{customdata[0]}, head %{customdata[1]}<br>" + CELL_HOVER,
+            hoverinfo="skip",  # the click layer's hover speaks for the whole block
+        )
+    )
+    # One point per block, on the block's middle cell.
+    layers, heads = (a.ravel() for a in np.indices((n_layers, n_heads)))
+    hover = [
+        f"layer {layer + 1}, head {head + 1} · click to open it<br>strongest weights:<br>"
+        + "<br>".join(safe_all(strongest_links(trace, kind, layer, head)))
+        for layer, head in zip(layers, heads)
+    ]
+    fig.add_trace(
+        click_layer(
+            [x[head * (m + 1) + m // 2] for head in heads],
+            [y[layer * (n + 1) + n // 2] for layer in layers],
+            np.stack([layers, heads], axis=-1),
+            hover,
         )
     )
     cut = len(queries) > max_tokens or len(keys) > max_tokens
@@ -346,6 +436,8 @@ def overview(
         xaxis=mosaic_axis("head", n_heads, m, side="top"),
         yaxis=mosaic_axis("layer", n_layers, n, autorange="reversed"),
         margin={"t": 110},
+        hoverdistance=-1,
+        dragmode=False,
     )
     return fig
 
