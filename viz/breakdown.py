@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 from model.trace import Trace
 
 from .attention import token_axis, token_categories
-from .style import KIND_LABELS, SIGNED_COLORSCALE, apply_layout, safe
+from .style import KIND_LABELS, SIGNED_COLORSCALE, apply_layout, safe, size_scale
 
 
 def visible_keys(kind: str, query: int, n_keys: int) -> np.ndarray:
@@ -143,7 +143,7 @@ def breakdown_figure(
         fig,
         title,
         presentation,
-        height=round(max(460, 26 * rows + 220) * (1.25 if presentation else 1.0)),
+        height=round(max(460, 26 * rows + 220) * size_scale(presentation)),
         bargap=0.15,
         plot_bgcolor="white",
     )

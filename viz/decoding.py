@@ -18,7 +18,15 @@ from model.tokenizers import EOS_ID, SPECIALS
 from model.trace import Trace
 
 from .attention import token_axis, token_categories
-from .style import ATTENTION_COLORSCALE, GOLD_COLOR, KIND_LABELS, apply_layout, legend_below, safe
+from .style import (
+    ATTENTION_COLORSCALE,
+    GOLD_COLOR,
+    KIND_LABELS,
+    apply_layout,
+    legend_below,
+    safe,
+    size_scale,
+)
 
 EOS = SPECIALS[EOS_ID]
 
@@ -129,7 +137,7 @@ def step_figure(
         xaxis=token_axis("source token (key)", sources),
         yaxis={"title": {"text": "head"}, "autorange": "reversed", "showgrid": False},
         **legend_below(
-            fig, presentation, round((40 * len(heads) + 260) * (1.25 if presentation else 1.0))
+            fig, presentation, round((40 * len(heads) + 260) * size_scale(presentation))
         ),
         plot_bgcolor="white",
     )
@@ -158,7 +166,7 @@ def alternatives_figure(trace: Trace, step: int, presentation: bool = False) -> 
         fig,
         f"Next-token probabilities at step {step + 1} (blue: written)",
         presentation,
-        height=round(380 * (1.25 if presentation else 1.0)),
+        height=round(380 * size_scale(presentation)),
         xaxis={"title": {"text": "probability"}, "range": [0, 1.1]},
         yaxis=token_axis("token", labels, autorange="reversed"),
         plot_bgcolor="white",

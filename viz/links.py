@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from model.trace import Trace
 
-from .style import KIND_LABELS, apply_layout, legend_below, safe
+from .style import KIND_LABELS, apply_layout, legend_below, safe, size_scale
 
 MIN_WEIGHT = 0.01  # lighter lines are invisible anyway and would only add traces
 MAX_LINES = 400  # the heaviest lines kept, so a long text still gives a small figure
@@ -195,7 +195,7 @@ def two_column_figure(
         **legend_below(
             fig,
             presentation,
-            round(max(420, 30 * rows + 160) * (1.25 if presentation else 1.0)),
+            round(max(420, 30 * rows + 160) * size_scale(presentation)),
             per_row=6,
         ),
     )

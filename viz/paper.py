@@ -37,10 +37,10 @@ from .style import (
     KIND_LABELS,
     LEGEND_ROW_PX,
     MASKED_COLOR,
-    PRESENTATION_SCALE,
     SIGNED_COLORSCALE,
     apply_layout,
     fit_title,
+    font_scale,
     grid_size,
     legend_below,
 )
@@ -54,10 +54,6 @@ SHORT_KINDS = {
 }
 # A numeric tick label on a top axis: fit_title leaves room for the axis title and the ticks.
 NUMERIC_TOP_AXIS = ("12345",)
-
-
-def _factor(presentation: bool) -> float:
-    return PRESENTATION_SCALE if presentation else 1.0
 
 
 # --- Figure 1: the model, drawn for this model and this sentence ----------------------------------
@@ -350,7 +346,7 @@ def figure1(
     d_ff, where the positions are added and where the masks are, and this sentence's tensor
     shapes on the arrows. Each clickable block carries its target in a point's customdata."""
     blocks, arrows, labels = figure1_blocks(config, n_source, n_target, window)
-    f = _factor(presentation)
+    f = font_scale(presentation)
     font = round(FONT_SIZE * f)
     # The shape labels stand side by side under the encoder and the decoder: on a laptop's
     # narrower page they need a smaller size not to run into each other.
@@ -703,7 +699,7 @@ def inputs_figure(pipeline: Pipeline, presentation: bool = False) -> go.Figure:
         )
         axis = token_axis("token" if col == 1 else "", rows, autorange="reversed")
         fig.update_yaxes(axis, row=1, col=col)
-    f = _factor(presentation)
+    f = font_scale(presentation)
     fig.update_annotations(font_size=round(FONT_SIZE * f))
     n = max(len(p.query_tokens), len(p.key_tokens))
     apply_layout(
@@ -730,7 +726,7 @@ def figure2_diagram(pipeline: Pipeline, presentation: bool = False) -> go.Figure
         ("SoftMax", BLOCK_COLORS["softmax"], "each row sums to 1"),
         ("MatMul", BLOCK_COLORS["linear"], ""),
     ]  # fmt: skip
-    f = _factor(presentation)
+    f = font_scale(presentation)
     font = round(FONT_SIZE * f)
     fig = go.Figure()
     x0, x1 = 22.0, 58.0
@@ -836,7 +832,7 @@ def multi_head_figure(
         fig,
         title,
         presentation,
-        height=round(max(320, min(640, 26 * n + 170)) * _factor(presentation)),
+        height=round(max(320, min(640, 26 * n + 170)) * font_scale(presentation)),
         xaxis={
             "title": {"text": f"head (each d_v = {d_v} dimensions)"},
             "tickvals": [i * (d_v + 1) + (d_v - 1) / 2 for i in range(h)],
@@ -873,7 +869,7 @@ def projected_figure(
         fig,
         title,
         presentation,
-        height=round(max(320, min(640, 26 * n + 170)) * _factor(presentation)),
+        height=round(max(320, min(640, 26 * n + 170)) * font_scale(presentation)),
         xaxis={"title": {"text": "dimension of d_model"}, "side": "top", "showgrid": False},
         yaxis=token_axis("query token", rows, autorange="reversed"),
     )
@@ -1046,7 +1042,7 @@ def path_growth_figure(
         fig,
         title,
         presentation,
-        height=round((520 + LEGEND_ROW_PX * (len(set(windows)) + 2)) * _factor(presentation)),
+        height=round((520 + LEGEND_ROW_PX * (len(set(windows)) + 2)) * font_scale(presentation)),
         xaxis={"title": {"text": "sequence length n (tokens)"}},
         yaxis={"title": {"text": "maximum path length (layers)"}, "rangemode": "tozero"},
         **legend_below(fig, presentation),
@@ -1148,7 +1144,7 @@ def timing_figure(
         fig,
         title,
         presentation,
-        height=round(820 * _factor(presentation)),
+        height=round(820 * font_scale(presentation)),
         xaxis=_length_axis(timings),
         yaxis={"title": {"text": "median time per call (ms)"}, "type": "log"},
         **legend_below(fig, presentation),
@@ -1196,7 +1192,7 @@ def ratio_figure(
         fig,
         title,
         presentation,
-        height=round(860 * _factor(presentation)),
+        height=round(860 * font_scale(presentation)),
         xaxis=_length_axis(timings),
         yaxis={"title": {"text": "time ÷ feed-forward time"}, "type": "log"},
         **legend_below(fig, presentation),
@@ -1311,7 +1307,7 @@ def diagonal_figure(
         fig,
         title,
         presentation,
-        height=round(600 * _factor(presentation)),
+        height=round(600 * font_scale(presentation)),
         xaxis={"title": {"text": "attention computed with"}, "tickangle": -45},
         yaxis={"title": {"text": "mean weight on the diagonal"}, "range": [0, 1.02]},
         bargap=0.2,

@@ -22,9 +22,9 @@ from model.trace import Trace
 from .style import (
     FONT_SIZE,
     HEAD_COLORS,
-    PRESENTATION_SCALE,
     SIGNED_COLORSCALE,
     apply_layout,
+    font_scale,
     legend_below,
     safe_all,
 )
@@ -258,7 +258,7 @@ def offset_profile_figure(
 def shift_figure(table: np.ndarray, k: int, presentation: bool = False) -> go.Figure:
     """Left: the top-left corner of M_k (its 2×2 rotation blocks); right: the residual per position."""
     d_model = table.shape[1]
-    factor = PRESENTATION_SCALE if presentation else 1.0
+    factor = font_scale(presentation)
     shown = min(d_model, 16)
     corner = shift_matrix(k, d_model)[:shown, :shown]
     residual = shift_residual(table, k)

@@ -23,12 +23,11 @@ from .stats import attention_statistics
 from .style import (
     ATTENTION_COLORSCALE,
     CHAR_WIDTH,
-    FONT_SIZE,
     HEAD_COLORS,
-    PRESENTATION_SCALE,
     apply_layout,
     colorbar_room,
     fit_title,
+    font_px,
     grid_size,
     legend_below,
     row_label_room,
@@ -359,7 +358,7 @@ def scale_comparison(
             token_axis("key (attended to)", columns, tickangle=-90, side="top"), row=1, col=col
         )
     fig.update_yaxes(token_axis("query (attending)", rows, autorange="reversed"), row=1, col=1)
-    font = FONT_SIZE * (PRESENTATION_SCALE if presentation else 1.0)
+    font = font_px(presentation)
     # Upright labels need only a line's height (1.2 font sizes) between neighbours.
     panels = len(traces) * max(1.2 * font * len(keys), 8 * font)
     width = row_label_room(queries, presentation) + panels * 1.05 + colorbar_room(presentation)

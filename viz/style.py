@@ -71,7 +71,7 @@ def safe_all(tokens) -> list[str]:
 
 def apply_layout(fig: go.Figure, title: str, presentation: bool = False, **layout) -> go.Figure:
     """Title and fonts shared by all figures; `presentation` makes everything larger."""
-    factor = PRESENTATION_SCALE if presentation else 1.0
+    factor = font_scale(presentation)
     fig.update_layout(
         title={"text": title, "font": {"size": round(TITLE_SIZE * factor)}},
         font={"size": round(FONT_SIZE * factor)},
@@ -97,7 +97,7 @@ def legend_below(
     """Layout for a legend in the bottom margin (container coordinates), `per_row` entries a
     row, so it covers neither the plot nor the x axis: the legend and margin settings for
     `apply_layout`, and with `plot_height` a figure height that adds the legend's rows to it."""
-    factor = PRESENTATION_SCALE if presentation else 1.0
+    factor = font_scale(presentation)
     entries = sum(1 for trace in fig.data if trace.showlegend is not False)
     rows = -(-entries // per_row) + (1 if per_row > 1 else 0)  # + the title's row
     legend_px = round(rows * LEGEND_ROW_PX * factor)
@@ -119,19 +119,31 @@ def legend_below(
     return layout
 
 
-def _font_px(presentation: bool) -> float:
-    return FONT_SIZE * (PRESENTATION_SCALE if presentation else 1.0)
+def font_scale(presentation: bool) -> float:
+    """How much larger every font is in presentation mode."""
+    return PRESENTATION_SCALE if presentation else 1.0
+
+
+def size_scale(presentation: bool) -> float:
+    """How much larger cells and figure heights are in presentation mode (less than the fonts,
+    so that a heatmap and its controls still fit a 1080 px screen)."""
+    return PRESENTATION_CELL_SCALE if presentation else 1.0
+
+
+def font_px(presentation: bool) -> float:
+    """The figures' body font size in pixels."""
+    return FONT_SIZE * font_scale(presentation)
 
 
 def row_label_room(row_labels: Sequence[str], presentation: bool) -> float:
     """Pixels left of a heatmap for its row labels and the axis title."""
     longest = max((len(label) for label in row_labels), default=1)
-    return (CHAR_WIDTH * min(longest, 24) + 2.5) * _font_px(presentation)
+    return (CHAR_WIDTH * min(longest, 24) + 2.5) * font_px(presentation)
 
 
 def colorbar_room(presentation: bool) -> float:
     """Pixels right of a heatmap for its colour bar, tick labels and title."""
-    return 4.5 * _font_px(presentation) + 40
+    return 4.5 * font_px(presentation) + 40
 
 
 def grid_size(
@@ -148,8 +160,8 @@ def grid_size(
     need, which `ui.state.plot_row` keeps to lay comparisons side by side. Cells that print
     their value get room for `cell_text_chars` characters.
     """
-    scale = PRESENTATION_CELL_SCALE if presentation else 1.0
-    font = _font_px(presentation)
+    scale = size_scale(presentation)
+    font = font_px(presentation)
     cell = max(CELL_PX * scale, (CHAR_WIDTH * cell_text_chars + 0.8) * font)
     left = row_label_room(row_labels, presentation)
     right = colorbar_room(presentation) if colorbar else font
