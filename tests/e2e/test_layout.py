@@ -55,6 +55,15 @@ SECOND_TEXTS = {
     "minilm-l6": "The animal didn't cross the street because it was too wide.",
     "paper-untrained": "The small dog sees the old woman.",
 }
+# Find the head: a query and a key token by position (MiniLM: 'it' → 'animal'), on every kind.
+FIND_THE_HEAD = {
+    "minilm-l6": ({"view": "find", "query": "10", "key_token": "2"},),
+    "en-de": (
+        {"view": "find", "kind": "cross", "query": "2", "key_token": "3"},
+        {"view": "find", "kind": "decoder_self", "query": "4", "key_token": "2"},
+    ),
+    "paper-untrained": ({"view": "find", "query": "3", "key_token": "1"},),
+}
 # Figures 3–5 run on MiniLM whatever the sidebar's model: each figure once.
 PAPER_HEAD_FIGURES = ("3", "4", "5")
 
@@ -72,7 +81,9 @@ def pages() -> list[tuple[str, dict[str, str]]]:
         views += [(tab, {}) for tab in OTHER_TABS]
         views += [("The paper, live", {"paper_view": v}) for v in PAPER_VIEWS]
         views += [("Compare", {"compare_mode": mode}) for mode in COMPARE_MODES]
+        views += [("Attention", find) for find in FIND_THE_HEAD.get(model, ())]
         if model == "minilm-l6":
+            views += [("Heads & rollout", {"stats_layer": "3", "stats_head": "7"})]
             views += [
                 ("The paper, live", {"paper_view": "fig3-5", "paper_hfig": f})
                 for f in PAPER_HEAD_FIGURES
