@@ -513,3 +513,31 @@ def test_heatmap_outlines_the_marked_cells_exactly(trace):
     fig = heatmap(trace, "encoder_self", 0, 0, hidden={"the"}, marks=[(2, 5), (2, 6)])
     boxes = sorted((s.x0, s.y0) for s in fig.layout.shapes if s.type == "rect")
     assert boxes == [(2.5, 0.5), (3.5, 0.5)]
+
+
+@pytest.mark.parametrize("presentation, page_px", [(False, 656), (True, 1344)])
+def test_a_long_text_on_a_narrow_page_labels_every_nth_key_without_overprinting(
+    presentation, page_px
+):
+    """41 words on the Attention tab's figure column: the heatmap keeps to the page and labels
+    1 key in n, n the least that gives each labelled column an upright label's height
+    (1.3 font sizes: 18 px text, 25.2 px in presentation mode)."""
+    loaded = registry.load("paper-untrained", torch.device("cpu"))
+    words = (
+        "the old man sees the small dog near the house and the young woman reads a book " * 3
+    ).split()[:41]
+    trace = run(loaded, " ".join(words))
+    fig = heatmap(trace, "encoder_self", 0, 0, presentation=presentation, max_width=page_px)
+    assert fig.layout.width == page_px
+    keys = list(fig.data[0].x)
+    labelled = list(fig.layout.xaxis.tickvals)
+    step = keys.index(labelled[1])
+    assert step > 1 and labelled == keys[::step]  # evenly, from the first key
+    # Each labelled column is at least an upright label's line high: even spread over the
+    # whole page (more than the plot gets) the step must give 1.3 font sizes.
+    font = 18 * (1.4 if presentation else 1.0)
+    assert page_px / len(keys) * step >= 1.3 * font
+    assert page_px / len(keys) * (step - 1) < 1.3 * font * 1.6  # and not much sparser
+    assert f"1 in {step} labelled" in fig.layout.xaxis.title.text
+    short = heatmap(trace, "encoder_self", 0, 0, presentation=presentation, max_width=100_000)
+    assert len(short.layout.xaxis.tickvals) == len(keys)  # room enough: every key labelled

@@ -32,6 +32,7 @@ from . import state
 from .text import escape_markdown
 
 HEAD_MEAN = -1  # the "mean over heads" choice in the head selector
+FIGURE_SHARE = 0.8  # of the page's width: the figure's column, beside the explanation
 ALL_TOKENS = "all"  # the token-links focus that shows every token's lines
 
 VIEWS = {
@@ -129,7 +130,7 @@ def render(ctx: state.ViewContext) -> list[str]:
         label_visibility="collapsed",
     )
     keys = ["view", "kind", "layer", "head", "stretch", "hide_special"]
-    figure_column, text_column = st.columns([4, 1])
+    figure_column, text_column = st.columns([FIGURE_SHARE, 1 - FIGURE_SHARE])
     with figure_column:
         keys += _DRAW[view](ctx)
     with text_column:
@@ -280,6 +281,7 @@ def _draw_heatmap(ctx: state.ViewContext) -> list[str]:
         ctx.presentation,
         hidden,
         marks,
+        max_width=round(state.main_width_px(ctx.presentation) * FIGURE_SHARE),
     )
     name = f"{ctx.name}-{kind}-layer{layer + 1}-" + (
         "mean" if one_head is None else f"head{head + 1}"

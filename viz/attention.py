@@ -21,6 +21,7 @@ from .style import (
     apply_layout,
     fit_title,
     grid_size,
+    label_step,
     safe,
     safe_all,
 )
@@ -183,8 +184,13 @@ def heatmap(
     presentation: bool = False,
     hidden: Collection[str] = (),
     marks: Collection[tuple[int, int]] = (),
+    max_width: int | None = None,
 ) -> go.Figure:
     """Queries down, keys across. Causally masked cells are left empty (grey), not drawn as 0.
+
+    A page narrower than the cells need (`max_width` px, a long text) gets the heatmap at that
+    width with every n-th key labelled (`style.label_step`), so labels never overprint; the
+    hover names every cell's tokens.
 
     The colour scale is fixed to 0..1 so heads can be compared; `stretch` maps 0..max instead.
     Tokens in `hidden` (e.g. [CLS], [SEP]) are left out and the rows renormalised, as the title says.
@@ -249,13 +255,24 @@ def heatmap(
         if decoder_rows
         else queries
     )
+    size = grid_size(row_texts, len(keys), presentation)
+    key_axis = token_axis("key (attended to)", k_labels, side="top")
+    if max_width is not None and size["width"] > max_width:
+        size["width"] = max_width
+        step = label_step(row_texts, len(keys), max_width, presentation)
+        if step > 1:
+            key_axis.update(
+                title={"text": f"key (attended to), 1 in {step} labelled: hover for all"},
+                tickvals=k_labels[::step],
+                ticktext=key_axis["ticktext"][::step],
+            )
     apply_layout(
         fig,
         title,
         presentation,
-        **grid_size(row_texts, len(keys), presentation),
+        **size,
         plot_bgcolor="white",
-        xaxis=token_axis("key (attended to)", k_labels, side="top"),
+        xaxis=key_axis,
         yaxis=token_axis("query (attending)", q_labels, autorange="reversed"),
     )
     if decoder_rows:

@@ -4,6 +4,7 @@ scales, and escaping of every user-typed string that reaches a figure."""
 from __future__ import annotations
 
 import html
+import math
 import textwrap
 from collections.abc import Sequence
 
@@ -144,6 +145,15 @@ def row_label_room(row_labels: Sequence[str], presentation: bool) -> float:
 def colorbar_room(presentation: bool) -> float:
     """Pixels right of a heatmap for its colour bar, tick labels and title."""
     return 4.5 * font_px(presentation) + 40
+
+
+def label_step(row_labels: Sequence[str], n_columns: int, width: float, presentation: bool) -> int:
+    """Label every n-th column when a heatmap must be drawn `width` px wide, narrower than
+    `grid_size` asks: 1 while every column has room for an upright label (a line's height,
+    1.3 font sizes), else the smallest step that gives each labelled column that much room."""
+    plot_px = width - row_label_room(row_labels, presentation) - colorbar_room(presentation)
+    cell = max(plot_px, 1) / max(n_columns, 1)
+    return max(1, math.ceil(1.3 * font_px(presentation) / cell))
 
 
 def grid_size(
