@@ -541,3 +541,19 @@ def test_a_long_text_on_a_narrow_page_labels_every_nth_key_without_overprinting(
     assert f"1 in {step} labelled" in fig.layout.xaxis.title.text
     short = heatmap(trace, "encoder_self", 0, 0, presentation=presentation, max_width=100_000)
     assert len(short.layout.xaxis.tickvals) == len(keys)  # room enough: every key labelled
+
+
+@pytest.mark.parametrize("kind", ["cross", "decoder_self"])
+def test_decoder_queries_in_token_links_are_the_tokens_written(trace, kind):
+    """Row t of the decoder reads target token t and writes token t + 1: the left column names
+    the word written first, the word read after it (grey), as the heatmap's rows do."""
+    fig = links_figure(trace, kind, 0, [0])
+    left = next(t for t in fig.data if t.mode == "text" and t.x[0] < 0.5)
+    target = list(trace.target_tokens)  # <s> first: what each row reads
+    written = [step.token for step in trace.steps]  # the decoder's output, one per row
+    assert len(left.text) == len(target)
+    for label, read, wrote in zip(left.text, target, written):
+        plain = re.sub(r"<[^>]+>", "", label)
+        assert plain == f"{html.escape(wrote)} {html.escape(read)}"
+        assert label.startswith(html.escape(wrote))  # written first, in the plain colour
+    assert fig.layout.xaxis.ticktext[0] == "written (read)"

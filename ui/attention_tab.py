@@ -99,10 +99,6 @@ DECODER_ROWS = """Decoder rows are named by the word the row *writes*, then in g
 has just *read*: the decoder reads `<s>` and writes "Der", reads "Der" and writes "alte", … So in
 the translation "Der alte Mann" a head that aligns has row "Der" dark on "the" and row "alte"
 dark on "old"."""
-# The token links name a decoder row by the word it reads.
-DECODER_ROWS_READ = """In the decoder, each query on the left is the word the decoder has just
-*read* (first `<s>`) while it chooses the *next* one: in the translation "Der alte Mann", query
-`<s>` is where "Der" is chosen, so a head that aligns links `<s>` to "the" and "Der" to "old"."""
 
 
 def available_views(kinds) -> list[str]:
@@ -135,11 +131,13 @@ def render(ctx: state.ViewContext) -> list[str]:
         keys += _DRAW[view](ctx)
     with text_column:
         st.markdown((SHORT_EXPLANATIONS if ctx.presentation else EXPLANATIONS)[view])
-        if st.session_state["kind"] != "encoder_self":
-            if view in ("heatmap", "overview", "find"):
-                st.markdown(DECODER_ROWS)
-            elif view == "links":
-                st.markdown(DECODER_ROWS_READ)
+        if st.session_state["kind"] != "encoder_self" and view in (
+            "heatmap",
+            "overview",
+            "find",
+            "links",
+        ):
+            st.markdown(DECODER_ROWS)
     return keys
 
 

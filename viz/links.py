@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from model.trace import Trace
 
+from .attention import decoder_row_labels, has_decoder_rows, row_tokens
 from .style import KIND_LABELS, apply_layout, legend_below, safe, size_scale
 
 MIN_WEIGHT = 0.01  # lighter lines are invisible anyway and would only add traces
@@ -128,10 +129,13 @@ def two_column_figure(
     title: str,
     presentation: bool = False,
     unit: str = "key",
+    query_labels: Sequence[str] | None = None,
+    query_title: str = "query (attending)",
 ) -> go.Figure:
     """One Scatter trace per line (its opacity is the weight), a legend swatch per head at full
     colour (a legend line drawn at a light line's opacity would be grey), then the two columns.
-    `unit` names what the labels are ("key" for tokens, "word" for words) in the hover text."""
+    `unit` names what the labels are ("key" for tokens, "word" for words) in the hover text;
+    `query_labels` (escaped markup) replace the query tokens in the left column."""
     queries, keys = list(queries)[: selection.n_queries], list(keys)[: selection.n_keys]
     rows = max(len(queries), len(keys))
     # Columns of different lengths (cross attention) are both spread over the same height.
@@ -167,13 +171,18 @@ def two_column_figure(
                 f"{unit} '{safe(keys[link.key])}': {link.weight:.4f}<extra></extra>",
             )
         )
-    for x, tokens, ys, anchor in ((LEFT, queries, q_y, "left"), (RIGHT, keys, k_y, "right")):
+    left_labels = list(query_labels)[: len(queries)] if query_labels else [safe(t) for t in queries]
+    right_labels = [safe(t) for t in keys]
+    for x, labels, ys, anchor in (
+        (LEFT, left_labels, q_y, "left"),
+        (RIGHT, right_labels, k_y, "right"),
+    ):
         fig.add_trace(
             go.Scatter(
-                x=[x] * len(tokens),
+                x=[x] * len(labels),
                 y=ys,
                 mode="text",
-                text=[safe(t) for t in tokens],
+                text=labels,
                 textposition="middle " + anchor,
                 hoverinfo="skip",
                 showlegend=False,
@@ -186,7 +195,7 @@ def two_column_figure(
         xaxis={
             "range": [-0.6, 1.6],
             "tickvals": [LEFT, RIGHT],
-            "ticktext": ["query (attending)", f"{unit} (attended to)"],
+            "ticktext": [query_title, f"{unit} (attended to)"],
             "side": "top",
             "showgrid": False,
             "zeroline": False,
@@ -215,10 +224,19 @@ def links_figure(
     """The token links of one layer of a Trace."""
     selection = selection or select_links(trace, kind, layer, heads, focus)
     which = ", ".join(f"{h + 1}" for h in sorted(heads)) or "none"
+    queries, keys = trace.axis_tokens(kind)
+    labels, query_title = None, "query (attending)"
+    if has_decoder_rows(trace, kind):  # a decoder row is the token it writes (token read in grey)
+        queries = row_tokens(trace, kind)
+        labels = decoder_row_labels(trace, range(len(queries)))
+        query_title = "written (read)"
     return two_column_figure(
-        *trace.axis_tokens(kind),
+        queries,
+        keys,
         heads,
         selection,
         f"{KIND_LABELS[kind]} · layer {layer + 1}, heads {which}",
         presentation,
+        query_labels=labels,
+        query_title=query_title,
     )
