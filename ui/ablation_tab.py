@@ -61,7 +61,7 @@ def format_ablation(heads: tuple[Head, ...]) -> str:
     return ",".join(f"{kind}:{layer}:{head}" for kind, layer, head in sorted(heads))
 
 
-def _choose_heads(trace: Trace) -> tuple[Head, ...]:
+def choose_heads(trace: Trace) -> tuple[Head, ...]:
     """One multiselect per kind, of single heads ("L2 H3") and whole layers ("L2: all 8 heads",
     one choice instead of eight), seeded once from the URL."""
     state.url_value(ABLATE_KEY, "")
@@ -185,7 +185,7 @@ def _attention_changes(ctx: state.ViewContext, ablated: Trace, ablate: tuple[Hea
 def render(ctx: state.ViewContext) -> list[str]:
     """Draw the tab; returns the session keys it mirrors in the URL."""
     st.markdown(HELP)
-    ablate = _choose_heads(ctx.trace)
+    ablate = choose_heads(ctx.trace)
     if not ablate:
         st.info("Choose heads above to switch them off and compare with the intact model.")
         return [ABLATE_KEY]

@@ -141,7 +141,7 @@ def render(ctx: state.ViewContext) -> list[str]:
     return keys
 
 
-def _controls(
+def controls(
     ctx: state.ViewContext,
     kind_choice: bool = True,
     head_choice: str = "one",
@@ -263,7 +263,7 @@ def _hidden_tokens(ctx: state.ViewContext, kind: str) -> frozenset[str]:
 
 
 def _draw_heatmap(ctx: state.ViewContext) -> list[str]:
-    kind, layer, head = _controls(ctx, head_choice="one_or_mean")
+    kind, layer, head = controls(ctx, head_choice="one_or_mean")
     stretch = _stretch_control(ctx)
     hidden = _hidden_tokens(ctx, kind)
     one_head = None if head == HEAD_MEAN else head
@@ -346,7 +346,7 @@ def _csv_layers(ctx: state.ViewContext, kind: str):
 def _draw_overview(ctx: state.ViewContext) -> list[str]:
     trace = ctx.trace
     # Every layer is drawn: a layer slider here would choose nothing, so there is none.
-    kind, _, _ = _controls(ctx, head_choice="none", layer_choice=False)
+    kind, _, _ = controls(ctx, head_choice="none", layer_choice=False)
     stretch = _stretch_control(ctx)
     fig = overview(trace, kind, stretch, ctx.presentation)
     name = f"{ctx.name}-{kind}-all-heads"
@@ -375,7 +375,7 @@ def _draw_overview(ctx: state.ViewContext) -> list[str]:
 def _draw_find(ctx: state.ViewContext) -> list[str]:
     """Every head ranked by the weight from one query token to one key token."""
     trace = ctx.trace
-    kind, _, _ = _controls(ctx, head_choice="none", layer_choice=False)
+    kind, _, _ = controls(ctx, head_choice="none", layer_choice=False)
     queries, keys = trace.axis_tokens(kind)
     names = row_names(trace, kind)
     # Positions, not words: tokens repeat ("the … the").
@@ -447,7 +447,7 @@ def _focus_options(trace, kind: str) -> list[str]:
 
 def _draw_links(ctx: state.ViewContext) -> list[str]:
     trace = ctx.trace
-    kind, layer, _ = _controls(ctx, head_choice="none")
+    kind, layer, _ = controls(ctx, head_choice="none")
     all_heads = list(range(trace.n_heads))
     state.url_value(
         "heads",
@@ -503,7 +503,7 @@ def _draw_links(ctx: state.ViewContext) -> list[str]:
 
 def _draw_breakdown(ctx: state.ViewContext) -> list[str]:
     trace = ctx.trace
-    kind, layer, head = _controls(ctx, head_choice="one")
+    kind, layer, head = controls(ctx, head_choice="one")
     queries, _ = trace.axis_tokens(kind)
     state.url_value("query", 0, int, valid=lambda q: 0 <= q < len(queries))
     query = st.selectbox(
@@ -535,7 +535,7 @@ def _draw_breakdown(ctx: state.ViewContext) -> list[str]:
 
 def _draw_decoding(ctx: state.ViewContext) -> list[str]:
     trace = ctx.trace
-    _, layer, _ = _controls(ctx, kind_choice=False, head_choice="none")
+    _, layer, _ = controls(ctx, kind_choice=False, head_choice="none")
     steps = trace.steps
     state.url_value("step", 0, int, valid=lambda s: 0 <= s < len(steps))
     step = st.select_slider(

@@ -21,7 +21,7 @@ from viz.compare import compare, difference_figure, largest_change
 from viz.style import KIND_LABELS
 
 from . import ablation_tab, state
-from .attention_tab import HEAD_MEAN, _controls
+from .attention_tab import HEAD_MEAN, controls
 from .text import escape_markdown
 
 MODES = {
@@ -75,7 +75,7 @@ def render(ctx: state.ViewContext) -> list[str]:
     with second:
         runs = _second_run(ctx, mode)
     with shared:
-        kind, layer, head = _controls(ctx, head_choice="one_or_mean")
+        kind, layer, head = controls(ctx, head_choice="one_or_mean")
     if runs is not None:
         _draw(ctx, runs, kind, layer, None if head == HEAD_MEAN else head)
     return keys
@@ -111,7 +111,7 @@ def _second_run(ctx: state.ViewContext, mode: str) -> dict[str, Trace] | None:
         )
         return {f"A: paper, 1/√d_k = 1/{root:.3g}": ctx.trace, "B: no scaling, s = 1": run_b}
     st.caption(ablation_tab.HELP)
-    ablate = ablation_tab._choose_heads(ctx.trace)
+    ablate = ablation_tab.choose_heads(ctx.trace)
     if not ablate:
         st.info("Choose heads above to switch them off: B is the run without them.")
         return None

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from model.trace import Trace
 
 from .attention import decoder_row_labels, has_decoder_rows, row_tokens
-from .style import KIND_LABELS, apply_layout, legend_below, safe, size_scale
+from .style import HEAD_COLORS, KIND_LABELS, apply_layout, legend_below, safe, size_scale
 
 MIN_WEIGHT = 0.01  # lighter lines are invisible anyway and would only add traces
 MAX_LINES = 400  # the heaviest lines kept, so a long text still gives a small figure
@@ -27,19 +27,11 @@ LEFT, RIGHT = 0.0, 1.0
 # most STEP apart), so two heads linking the same tokens draw two lines side by side instead of
 # one line of mixed, greyish colour.
 BAND, STEP = 0.5, 0.2
-# One clearly different colour per head, none of them grey: a line drawn at opacity 0.2 over
-# white is mostly white, so greys and dark colours all fade to the same light grey. Saturated
-# hues (CIELAB chroma >= 25, tested) in an order whose first colours differ most; the drawn
-# heads take them in turn, so two or three heads are always blue, red, green.
-LINK_COLORS = (
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#8f3fbf", "#17becf",
-    "#f032e6", "#9a9a00", "#8c564b", "#1b1b9e", "#e6ab02", "#f58ea8",
-)  # fmt: skip
 
 
 def head_colors(heads: Sequence[int]) -> dict[int, str]:
-    """Head -> colour: the heads in increasing order take LINK_COLORS in turn."""
-    return {head: LINK_COLORS[i % len(LINK_COLORS)] for i, head in enumerate(sorted(heads))}
+    """Head -> colour: the heads in increasing order take HEAD_COLORS in turn."""
+    return {head: HEAD_COLORS[i % len(HEAD_COLORS)] for i, head in enumerate(sorted(heads))}
 
 
 @dataclass(frozen=True)

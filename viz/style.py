@@ -25,9 +25,13 @@ ATTENTION_COLORSCALE = "Blues"
 # Signed quantities (positional encodings, dot products): diverging, white at zero.
 SIGNED_COLORSCALE = "RdBu_r"
 MASKED_COLOR = "#d0d0d0"  # cells a mask forbids: no weight at all, not a weight of 0
+# One clearly different colour per head or series, none of them grey: a line drawn at opacity
+# 0.2 over white is mostly white, so greys and dark colours all fade to the same light grey.
+# Saturated hues (CIELAB chroma >= 25, tested in tests/test_viz_attention.py) in an order whose
+# first colours differ most, so two or three series are always blue, red, green.
 HEAD_COLORS = (
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
-    "#e377c2", "#8c564b", "#bcbd22", "#7f7f7f", "#393b79", "#637939",
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#8f3fbf", "#17becf",
+    "#f032e6", "#9a9a00", "#8c564b", "#1b1b9e", "#e6ab02", "#f58ea8",
 )  # fmt: skip
 
 KIND_LABELS = {
