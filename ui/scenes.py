@@ -240,25 +240,17 @@ def sidebar(path: Path | None = None) -> list[str]:
     )
     step = st.session_state["scene"]
     back, forward = neighbours(step, len(scenes))
-    back_column, next_column = st.columns(2)
-    back_column.button(
-        "◀ Back",
-        key="scene_back",
-        disabled=back is None,
-        on_click=go_to,
-        args=(scenes, back, st.session_state),
-        width="stretch",
-        shortcut="Left",
-    )
-    next_column.button(
-        "Next ▶",
-        key="scene_next",
-        disabled=forward is None,
-        on_click=go_to,
-        args=(scenes, forward, st.session_state),
-        width="stretch",
-        shortcut="Right",
-    )
+    buttons = (("◀ Back", "scene_back", back, "Left"), ("Next ▶", "scene_next", forward, "Right"))
+    for column, (label, key, target, shortcut) in zip(st.columns(2), buttons):
+        column.button(
+            label,
+            key=key,
+            disabled=target is None,
+            on_click=go_to,
+            args=(scenes, target, st.session_state),
+            width="stretch",
+            shortcut=shortcut,
+        )
     if step is None:
         if "scene" in st.query_params:  # a step the file no longer has
             del st.query_params["scene"]
