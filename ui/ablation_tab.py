@@ -182,15 +182,10 @@ def _attention_changes(ctx: state.ViewContext, ablated: Trace, ablate: tuple[Hea
     )
 
 
-def render(ctx: state.ViewContext) -> list[str]:
-    """Draw the tab; returns the session keys it mirrors in the URL."""
-    st.markdown(HELP)
-    ablate = choose_heads(ctx.trace)
-    if not ablate:
-        st.info("Choose heads above to switch them off and compare with the intact model.")
-        return [ABLATE_KEY]
-    settings = ctx.trace.settings  # the same run as the other tabs', apart from the ablation
-    ablated = state.get_trace(
+def ablated_trace(ctx: state.ViewContext, ablate: tuple[Head, ...]) -> Trace:
+    """The page's run with the heads of `ablate` switched off and every other setting kept."""
+    settings = ctx.trace.settings
+    return state.get_trace(
         ctx.name,
         ctx.text,
         scale=settings.scale,
@@ -198,6 +193,16 @@ def render(ctx: state.ViewContext) -> list[str]:
         use_positions=settings.use_positions,
         decoding=ctx.decoding,
     )
+
+
+def render(ctx: state.ViewContext) -> list[str]:
+    """Draw the tab; returns the session keys it mirrors in the URL."""
+    st.markdown(HELP)
+    ablate = choose_heads(ctx.trace)
+    if not ablate:
+        st.info("Choose heads above to switch them off and compare with the intact model.")
+        return [ABLATE_KEY]
+    ablated = ablated_trace(ctx, ablate)
     st.caption(
         "Switched off: "
         + ", ".join(

@@ -115,14 +115,7 @@ def _second_run(ctx: state.ViewContext, mode: str) -> dict[str, Trace] | None:
     if not ablate:
         st.info("Choose heads above to switch them off: B is the run without them.")
         return None
-    run_b = state.get_trace(
-        ctx.name,
-        ctx.text,
-        scale=settings.scale,
-        ablate=ablate,
-        use_positions=settings.use_positions,
-        decoding=ctx.decoding,
-    )
+    run_b = ablation_tab.ablated_trace(ctx, ablate)
     label = f"B: {short_head_label(*ablate[0][1:])} off" if len(ablate) == 1 else ""
     return {"A: intact": ctx.trace, label or f"B: {len(ablate)} heads off": run_b}
 

@@ -12,7 +12,15 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .attention import click_layer
-from .style import ATTENTION_COLORSCALE, KIND_LABELS, apply_layout, fit_title, grid_size, safe
+from .style import (
+    ATTENTION_COLORSCALE,
+    KIND_LABELS,
+    apply_layout,
+    fit_title,
+    grid_size,
+    layer_head_axes,
+    safe,
+)
 
 MARKED_RANKS = 5  # the strongest heads are marked "#1" … in their cells
 
@@ -111,13 +119,7 @@ def ranking_grid(
         title,
         presentation,
         **grid_size([str(n) for n in grid.index], n_heads, presentation, cell_text_chars=2),
-        xaxis={"title": {"text": "head"}, "tickvals": list(grid.columns), "showgrid": False},
-        yaxis={
-            "title": {"text": "layer"},
-            "tickvals": list(grid.index),
-            "autorange": "reversed",
-            "showgrid": False,
-        },
+        **layer_head_axes(grid.index, grid.columns),
         hoverdistance=-1,
         dragmode=False,
     )

@@ -17,7 +17,14 @@ import plotly.graph_objects as go
 
 from model.trace import Trace
 
-from .style import ATTENTION_COLORSCALE, KIND_LABELS, apply_layout, fit_title, grid_size
+from .style import (
+    ATTENTION_COLORSCALE,
+    KIND_LABELS,
+    apply_layout,
+    fit_title,
+    grid_size,
+    layer_head_axes,
+)
 
 # Every input word the vocabulary lacks is read as one of these: a placeholder, not a word.
 UNKNOWN_TOKENS = frozenset({"<unk>", "[UNK]"})
@@ -206,12 +213,6 @@ def statistic_grid(
         title,
         presentation,
         **grid_size([f"{layer}" for layer in grid.index], len(grid.columns), presentation),
-        xaxis={"title": {"text": "head"}, "tickvals": list(grid.columns), "showgrid": False},
-        yaxis={
-            "title": {"text": "layer"},
-            "tickvals": list(grid.index),
-            "autorange": "reversed",
-            "showgrid": False,
-        },
+        **layer_head_axes(grid.index, grid.columns),
     )
     return fit_title(fig)

@@ -151,6 +151,20 @@ def colorbar_room(presentation: bool) -> float:
     return 4.5 * font_px(presentation) + 40
 
 
+def layer_head_axes(layers: Sequence[int], heads: Sequence[int]) -> dict:
+    """Axes of a grid with one cell per head: heads across, layers down from layer 1 (the
+    numbers as people read them, 1-based)."""
+    return {
+        "xaxis": {"title": {"text": "head"}, "tickvals": list(heads), "showgrid": False},
+        "yaxis": {
+            "title": {"text": "layer"},
+            "tickvals": list(layers),
+            "autorange": "reversed",
+            "showgrid": False,
+        },
+    }
+
+
 def label_step(row_labels: Sequence[str], n_columns: int, width: float, presentation: bool) -> int:
     """Label every n-th column when a heatmap must be drawn `width` px wide, narrower than
     `grid_size` asks: 1 while every column has room for an upright label (a line's height,
