@@ -203,50 +203,23 @@ def _chart(
     state.plot(fig, key=key, config=export.plotly_config(file_name), **options)
 
 
-def _downloads(ctx: state.ViewContext, fig, file_name: str, kind: str, layers, heads) -> None:
-    """CSV of what the view shows, the whole Trace as JSON, the figure as offline HTML.
-
-    The files are made only when a button is pressed (deferred), so reruns stay fast.
-    """
+def _downloads(ctx: state.ViewContext, file_name: str, kind: str, layers, heads) -> None:
+    """The weights the view shows as CSV, made only when the button is pressed. The figure's
+    own buttons (slide PNG/SVG, HTML) sit under it; the whole run is in the page's Download."""
     if ctx.presentation:
         return
-    trace = ctx.trace
-    with st.expander("Download"):
-        columns = st.columns(3)
-        columns[0].download_button(
-            "Weights (CSV)",
-            lambda: export.attention_csv(trace, kind, layers, heads),
-            file_name=f"{file_name}.csv",
-            mime="text/csv",
-            on_click="ignore",
-            key=f"csv_{file_name}",
-        )
-        columns[1].download_button(
-            "Figure (interactive HTML)",
-            lambda: export.figure_html(fig),
-            file_name=f"{file_name}.html",
-            mime="text/html",
-            on_click="ignore",
-            key=f"html_{file_name}",
-        )
-        if export.trace_weight_count(trace) <= export.TRACE_JSON_MAX_WEIGHTS:
-            columns[2].download_button(
-                "Whole run (Trace JSON)",
-                lambda: export.trace_json(trace),
-                file_name=f"{trace.model}-trace.json",
-                mime="application/json",
-                on_click="ignore",
-                key=f"json_{file_name}",
-            )
-        else:
-            columns[2].caption(
-                f"The whole run has {export.trace_weight_count(trace):,} weights, too many for "
-                "a browser download; use `python -m model --model NAME --text … --json out.json`."
-            )
-        st.caption(
-            "CSV columns: layer, head, query_index, key_index (all 0-based), tokens and weight. "
-            "PNG: the camera button in the figure's toolbar."
-        )
+    st.download_button(
+        "Weights shown (CSV)",
+        lambda: export.attention_csv(ctx.trace, kind, layers, heads),
+        file_name=f"{file_name}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key=f"csv_{file_name}",
+        icon=":material/download:",
+        type="tertiary",
+        help="Columns: layer and head (from 1), query_index and key_index (positions, from "
+        "0), query_token, key_token and weight.",
+    )
 
 
 def _hidden_tokens(ctx: state.ViewContext, kind: str) -> frozenset[str]:
@@ -290,7 +263,7 @@ def _draw_heatmap(ctx: state.ViewContext) -> list[str]:
     if marks:
         _coreference_note(ctx, kind, reference, marks)
     heads = range(ctx.trace.n_heads) if one_head is None else [one_head]
-    _downloads(ctx, fig, name, kind, [layer], heads)
+    _downloads(ctx, name, kind, [layer], heads)
     return []
 
 
@@ -368,7 +341,7 @@ def _draw_overview(ctx: state.ViewContext) -> list[str]:
         )
     if kind == "decoder_self":
         st.caption(MASKED_EXPLANATION)
-    _downloads(ctx, fig, name, kind, _csv_layers(ctx, kind), range(trace.n_heads))
+    _downloads(ctx, name, kind, _csv_layers(ctx, kind), range(trace.n_heads))
     return []
 
 
@@ -432,7 +405,7 @@ def _draw_find(ctx: state.ViewContext) -> list[str]:
         key="find_head_table",
     )
     st.caption("Click a cell of the grid or a row of the table to open that head.")
-    _downloads(ctx, fig, name, kind, _csv_layers(ctx, kind), range(trace.n_heads))
+    _downloads(ctx, name, kind, _csv_layers(ctx, kind), range(trace.n_heads))
     return ["query", "key_token"]
 
 
@@ -497,7 +470,7 @@ def _draw_links(ctx: state.ViewContext) -> list[str]:
     if max(len(queries), len(keys)) > MAX_TOKENS:
         bounds.append(f"only the first {MAX_TOKENS} tokens are shown")
     st.caption("To keep the figure readable: " + "; ".join(bounds) + ".")
-    _downloads(ctx, fig, name, kind, [layer], sorted(heads))
+    _downloads(ctx, name, kind, [layer], sorted(heads))
     return ["heads", "focus"]
 
 
@@ -529,7 +502,7 @@ def _draw_breakdown(ctx: state.ViewContext) -> list[str]:
                 "softmax": st.column_config.NumberColumn(format="%.4f"),
             },
         )
-    _downloads(ctx, fig, name, kind, [layer], [head])
+    _downloads(ctx, name, kind, [layer], [head])
     return ["query"]
 
 
@@ -562,7 +535,7 @@ def _draw_decoding(ctx: state.ViewContext) -> list[str]:
             f"“{escape_markdown(' '.join(gold.reference))}”, which the model did not write "
             "exactly; red squares mark it for generated words that also occur in the reference."
         )
-    _downloads(ctx, fig, name, "cross", [layer], range(trace.n_heads))
+    _downloads(ctx, name, "cross", [layer], range(trace.n_heads))
     return ["step"]
 
 

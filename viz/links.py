@@ -197,7 +197,7 @@ def two_column_figure(
             fig,
             presentation,
             round(max(420, 30 * rows + 160) * size_scale(presentation)),
-            per_row=6,
+            per_row=4,
         ),
     )
     fig.update_layout(legend_title_text="colour = head", legend_title_side="top")
