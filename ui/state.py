@@ -21,6 +21,8 @@ from model.transformer import RunSettings
 from viz import export
 from viz.style import fit_title
 
+from .trace_cache import TraceCache
+
 
 @dataclass(frozen=True)
 class ViewContext:
@@ -42,8 +44,17 @@ def get_model(name: str) -> registry.LoadedModel:
     return registry.load(name)
 
 
-# At most 16 Traces: a 512-token MiniLM Trace holds ~86 MB (attention, queries, keys, states).
-@st.cache_resource(max_entries=16, show_spinner="Running the model…")
+# Every session's Traces together: 1 GiB holds a dozen 512-token MiniLM Traces (~86 MiB each)
+# or thousands of sentence-length ones (tests/test_trace_cache.py measures the bound).
+TRACE_CACHE_BYTES = 1 << 30
+
+
+@st.cache_resource
+def _trace_cache() -> TraceCache:
+    """One cache per server process, shared by every session (read-only Traces)."""
+    return TraceCache(TRACE_CACHE_BYTES)
+
+
 def get_trace(
     name: str,
     text: str,
@@ -57,7 +68,12 @@ def get_trace(
     settings = RunSettings(
         scale=scale, ablate=frozenset(ablate), use_positions=use_positions, window=window
     )
-    return run(get_model(name), text, settings, decoding=decoding)
+
+    def make() -> Trace:
+        with st.spinner("Running the model…"):
+            return run(get_model(name), text, settings, decoding=decoding)
+
+    return _trace_cache().get((name, text, settings, decoding), make)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
