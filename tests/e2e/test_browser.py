@@ -160,9 +160,10 @@ def test_typed_markup_stays_text(server, browser):
         "$x^2$ ![pic](http://192.0.2.1/p.png)"
     )
     harness.type_text(page, hostile)
-    harness.wait_for_ticks(page, reference_tokens("minilm-l6", hostile))
+    # Rows: every token is labelled (a long text's key axis labels 1 key in n on a narrow page).
+    harness.wait_for_ticks(page, reference_tokens("minilm-l6", hostile), axis="y")
     harness.wait_idle(page)
-    assert "<" in harness.tick_labels(page)  # the typed "<" shown as a character
+    assert "<" in harness.tick_labels(page, "y")  # the typed "<" shown as a character
     assert page.locator('img[src="x"], #typed').count() == 0
     assert page.evaluate("() => window.__pwned") is None
     # A word-level model lists the unknown words in a notice; short, as it decodes 2n + 10 tokens.
