@@ -139,8 +139,12 @@ def test_the_heads_table_row_survives_a_reload(server, browser):
     context, page, watch = _open(server, browser, tab="Heads & rollout")
     try:
         _click_row_until(page, 5, "layer 1, head 6")  # rows are layer-major
-        harness.wait_idle(page)
-        assert "stats_layer=0" in page.url and "stats_head=5" in page.url
+        # The URL is written at the end of the run, after the figure (seen late on a busy CPU).
+        page.wait_for_function(
+            "() => location.search.includes('stats_layer=0')"
+            " && location.search.includes('stats_head=5')",
+            timeout=harness.RENDER_TIMEOUT_MS,
+        )
         page.reload()
         harness.wait_drawn(page)
         harness.wait_for_title(page, "layer 1, head 6")
