@@ -1,7 +1,6 @@
 """The Attention tab in a headless Streamlit session: every view renders, the URL holds the view,
 and the figures show the typed text's tokens."""
 
-import base64
 import html
 import importlib
 import json
@@ -15,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 import ui
 from corpus.v1 import grammar as corpus
 from model.registry import MODELS
+from tests.plotly_data import plotly_array
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EN_DE_WEIGHTS = Path(__file__).resolve().parents[1] / "model" / "weights" / "en-de.safetensors"
@@ -55,15 +55,6 @@ def _app(**params) -> AppTest:
 def _figures(at) -> list[dict]:
     """The Attention tab's figures as Plotly JSON."""
     return [json.loads(chart.proto.spec) for chart in at.tabs[0].get("plotly_chart")]
-
-
-def _array(value) -> np.ndarray:
-    """A Plotly data array, plain or base64-encoded ("bdata") as plotly.py sends numpy arrays."""
-    if isinstance(value, dict):
-        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        shape = [int(n) for n in str(value.get("shape", len(raw))).split(",")]
-        return raw.reshape(shape)
-    return np.asarray(value, dtype=float)
 
 
 @pytest.mark.parametrize("model", _model_params())
@@ -118,7 +109,9 @@ def test_typed_sentence_labels_the_heatmap_and_layer_head_redraw():
     second = _figures(at)[0]
     assert "layer 4, head 6" in second["layout"]["title"]["text"]
     assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
-    assert not np.array_equal(_array(first["data"][0]["z"]), _array(second["data"][0]["z"]))
+    assert not np.array_equal(
+        plotly_array(first["data"][0]["z"]), plotly_array(second["data"][0]["z"])
+    )
 
 
 def test_typed_html_is_escaped_end_to_end():

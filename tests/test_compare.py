@@ -5,7 +5,6 @@ own queries and keys, and against alignments worked out by hand; the tab is driv
 Streamlit's AppTest, from the URL a shared link or a demo scene would open.
 """
 
-import base64
 import importlib
 import json
 import pkgutil
@@ -20,6 +19,7 @@ import ui
 from model import registry
 from model.trace import run
 from model.transformer import RunSettings
+from tests.plotly_data import plotly_array
 from ui import compare_tab, state
 from viz.compare import compare, difference_figure, largest_change, matched_pairs
 
@@ -37,15 +37,6 @@ def untrained():
 def _softmax(logits: np.ndarray) -> np.ndarray:
     shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
     return shifted / shifted.sum(axis=-1, keepdims=True)
-
-
-def _array(value) -> np.ndarray:
-    """A Plotly data array, plain or base64-encoded ("bdata") as plotly.py sends numpy arrays."""
-    if isinstance(value, dict):
-        raw = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        shape = [int(n) for n in str(value.get("shape", len(raw))).split(",")]
-        return raw.reshape(shape)
-    return np.asarray(value, dtype=float)
 
 
 # --- viz/compare.py ---------------------------------------------------------------------------
@@ -109,7 +100,7 @@ def test_difference_figure_hovers_a_b_and_their_difference(untrained):
     result = compare(a, b, "encoder_self", 0, 0)
     fig = difference_figure(result, a).to_plotly_json()
     heat = fig["data"][0]
-    z, custom = _array(heat["z"]), _array(heat["customdata"])
+    z, custom = plotly_array(heat["z"]), plotly_array(heat["customdata"])
     np.testing.assert_allclose(z, result.b - result.a, atol=1e-6)
     np.testing.assert_allclose(custom[..., 0], result.a, atol=1e-6)
     np.testing.assert_allclose(custom[..., 1], result.b, atol=1e-6)
@@ -202,7 +193,7 @@ def test_the_lecture_scene_opens_two_sentences_side_by_side():
     # it → animal: the weight falls from A to B, and the hover's B − A says by how much.
     tokens = list(difference["layout"]["xaxis"]["ticktext"])
     it, animal = tokens.index("it"), tokens.index("animal")
-    custom = _array(difference["data"][0]["customdata"])
+    custom = plotly_array(difference["data"][0]["customdata"])
     assert custom[it, animal, 1] < custom[it, animal, 0]
     assert at.query_params["compare_text"] == WIDE and at.query_params["compare_mode"] == "texts"
 
