@@ -11,7 +11,7 @@ PORT ?= 8501
 # `make bench BENCH_ARGS=--quick` for a short run; the default also refreshes README's table.
 BENCH_ARGS ?= --readme
 
-.PHONY: app test screenshots bench train
+.PHONY: app test screenshots bench train lecture-hall
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ $(TEST_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 	touch $@ $(APP_STAMP)
 
 app: $(APP_STAMP)
-	$(BIN)/streamlit run app.py --server.port $(PORT)
+	$(BIN)/streamlit run server.py --server.port $(PORT)
 
 test: $(TEST_STAMP)
 	bash scripts/ensure-chromium.sh
@@ -56,3 +56,10 @@ $(BENCH_STAMP): requirements.txt requirements-dev.txt requirements-bench.txt | $
 bench: $(BENCH_STAMP)
 	bash scripts/ensure-chromium.sh
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+# A lecture hall at once: 100 simulated students open the app on one server within a minute,
+# each with its own sentence, layer, head and tab, through Streamlit's own websocket protocol
+# (tests/e2e/streamlit_client.py); prints p50/p95 open -> own heatmap and the server's peak
+# memory. A few minutes on 2 cores; `make test` runs its 10-student smoke version.
+lecture-hall: $(TEST_STAMP)
+	$(BIN)/python -m pytest tests/e2e/test_lecture_hall.py -s -m lecture_hall

@@ -25,7 +25,6 @@ from ui import (
 )
 from ui.text import unknown_words_markdown
 
-DEFAULT_TEXT = "The small dog sees the old man."  # as people write it
 URL_TEXT_LIMIT = 2000  # longer texts stay out of the URL, which browsers cap in length
 
 PRESENTATION_CSS = Path(__file__).with_name("ui") / "presentation.css"
@@ -41,7 +40,7 @@ st.set_page_config(
 
 names = list(MODELS)
 state.url_value("model", default_model_name(), valid=lambda v: v in MODELS)
-state.url_value("text", DEFAULT_TEXT)
+state.url_value("text", state.DEFAULT_TEXT)
 state.url_value("present", False, state.parse_bool)
 with st.sidebar:
     st.title("Attention Atlas")

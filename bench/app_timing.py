@@ -3,9 +3,10 @@
 1. Server-side rerun time of the whole page (Streamlit's AppTest runs app.py in this process):
    after changing the layer, the head (the model does not run again: the Trace is cached), and
    after typing a new sentence (a cache miss: the model runs, then every tab draws).
-2. In a real browser: from starting `streamlit run app.py` to the first heatmap with its token
-   tick labels in headless Debian Chromium (cold: the model is loaded on that first visit), and
-   from opening a second page to its heatmap once the model is cached (warm).
+2. In a real browser: from starting `streamlit run server.py` to the first heatmap with its
+   token tick labels in headless Debian Chromium (cold: the server loads the default model
+   before its health check says ok), from the first page opened on that server to its heatmap
+   (the first visitor), and from opening a second page to its heatmap (warm).
 """
 
 from __future__ import annotations
@@ -90,10 +91,11 @@ def _open_until_heatmap(context, url: str) -> tuple[float, float, list[str]]:
 
 
 def browser(model: str | None, cold_starts: int, warm_pages: int) -> dict:
-    """Cold: server start -> first heatmap. Warm: another page once the model is cached."""
+    """Cold: server start -> first heatmap; first visitor: the first page opened on a fresh
+    server -> its heatmap. Warm: another page once the server has served one."""
     from playwright.sync_api import sync_playwright
 
-    cold, server_ready, warm, warm_shell, labels = [], [], [], [], []
+    cold, server_ready, first, warm, warm_shell, labels = [], [], [], [], [], []
     query = f"/?model={model}" if model else "/"
     with sync_playwright() as playwright:
         chromium = harness.launch_chromium(playwright)  # not timed: the browser is already open
@@ -104,7 +106,8 @@ def browser(model: str | None, cold_starts: int, warm_pages: int) -> dict:
                     with harness.running_server(Path(logs)) as server:
                         server_ready.append(time.perf_counter() - started)
                         context = chromium.new_context(viewport={"width": 1280, "height": 900})
-                        _, _, labels = _open_until_heatmap(context, server.url + query)
+                        _, seconds, labels = _open_until_heatmap(context, server.url + query)
+                        first.append(seconds)
                         cold.append(time.perf_counter() - started)
                         context.close()
                         for _ in range(warm_pages):
@@ -119,6 +122,7 @@ def browser(model: str | None, cold_starts: int, warm_pages: int) -> dict:
         "page": query,
         "server_ready": Stats(tuple(server_ready)),
         "cold": Stats(tuple(cold)),
+        "first_page": Stats(tuple(first)),
         "warm": Stats(tuple(warm)),
         "warm_page_shell": Stats(tuple(warm_shell)),
         "heatmap_tick_labels": labels,

@@ -6,6 +6,7 @@ depend only on (model, text, settings), so they are cached the same way and shar
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,9 @@ class ViewContext:
     text: str
     decoding: str
     presentation: bool
+
+
+DEFAULT_TEXT = "The small dog sees the old man."  # as people write it
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…")
@@ -81,6 +85,26 @@ def get_reference(name: str, text: str) -> Reference | None:
     """What the model's corpus knows about `text` (None: nothing, or the model has no corpus)."""
     loaded = get_model(name)
     return loaded.reference(text) if loaded.reference is not None else None
+
+
+def preload() -> None:
+    """What the first visitor would otherwise wait for, done when the server starts
+    (`server.py`): the default model loaded and its Trace of the page's opening text made, in
+    the same shared caches the page reads, and a first heatmap built and serialised (Plotly's
+    first figure pays for its templates and validators). The visitor's page then runs warm."""
+    from viz.attention import heatmap  # viz imports plotly: only the server pays for it here
+
+    # Outside a page run Streamlit warns once per cache call that there is no page to show a
+    # spinner on; that is expected here.
+    runner_log = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+    level = runner_log.level
+    runner_log.setLevel(logging.ERROR)
+    try:
+        name = registry.default_model_name()
+        trace = get_trace(name, DEFAULT_TEXT)
+        heatmap(trace, trace.kinds[0], 0, 0).to_json()
+    finally:
+        runner_log.setLevel(level)
 
 
 def url_value(key: str, default: Any, parse: Callable[[str], Any] = str, valid=None) -> Any:

@@ -1,4 +1,4 @@
-"""Fixtures for the browser tests: the real server (`streamlit run app.py`) and Debian's Chromium.
+"""Fixtures for the browser tests: the real server (`streamlit run server.py`) and Debian's Chromium.
 
 The server runs headless on a free loopback port and is stopped after the module; Chromium is the
 system one (/usr/bin/chromium, installed by scripts/ensure-chromium.sh). A missing Chromium fails

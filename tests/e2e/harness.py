@@ -81,17 +81,18 @@ def _healthy(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def running_server(log_dir: Path):
-    """`streamlit run app.py` headless on a free loopback port; stopped (only this one) on exit."""
+def running_server(log_dir: Path, *, base_path: str = ""):
+    """`streamlit run server.py` (the page app.py, the default model preloaded) headless on a
+    free loopback port; stopped (only this one) on exit."""
     port = free_port()
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}" + (f"/{base_path.strip('/')}" if base_path else "")
     log_path = Path(log_dir) / f"streamlit-{port}.log"
     command = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        "app.py",
+        "server.py",
         "--server.address",
         "127.0.0.1",
         "--server.port",
@@ -102,6 +103,7 @@ def running_server(log_dir: Path):
         "false",
         "--server.fileWatcherType",
         "none",
+        *(["--server.baseUrlPath", base_path.strip("/")] if base_path else []),
     ]
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     with open(log_path, "w") as log:
