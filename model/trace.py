@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
+from torch import Tensor
 
 from .decoding import beam_search, greedy_decode
 from .tokenizers import BOS_ID, EOS_ID
@@ -51,6 +52,12 @@ def _stack(records: list[AttentionRecord], field_name: str) -> np.ndarray:
     """Per-layer [1, h, n, m] tensors -> one read-only [layer, h, n, m] float32 array."""
     tensors = [getattr(record, field_name)[0] for record in records]
     return _frozen(torch.stack(tensors).float().cpu().numpy())
+
+
+def _weights(stack: Tensor) -> np.ndarray:
+    """The model's [layer, 1, h, n, m] weight stack as a read-only [layer, h, n, m] array: a view
+    of what the softmax wrote (no copy on the CPU)."""
+    return _frozen(stack[:, 0].float().cpu().numpy())
 
 
 @dataclass(frozen=True)
@@ -182,7 +189,7 @@ def run(
     with torch.inference_mode():
         encoded = model.encode(src, src_mask, settings)
         timings["encode"] = (time.perf_counter() - started) * 1e3
-        attention = {"encoder_self": _stack(encoded.attention, "weights")}
+        attention = {"encoder_self": _weights(encoded.weights)}
         queries = {"encoder_self": _stack(encoded.attention, "queries")}
         keys = {"encoder_self": _stack(encoded.attention, "keys")}
         values = {"encoder_self": _stack(encoded.attention, "values")}
@@ -207,11 +214,11 @@ def run(
                 subsequent_mask(decoder_input.size(1), device),
                 settings,
             )
-            for kind, records in (
-                ("decoder_self", decoded.self_attention),
-                ("cross", decoded.cross_attention),
+            for kind, records, weights in (
+                ("decoder_self", decoded.self_attention, decoded.self_weights),
+                ("cross", decoded.cross_attention, decoded.cross_weights),
             ):
-                attention[kind] = _stack(records, "weights")
+                attention[kind] = _weights(weights)
                 queries[kind] = _stack(records, "queries")
                 keys[kind] = _stack(records, "keys")
                 values[kind] = _stack(records, "values")

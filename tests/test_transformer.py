@@ -207,3 +207,28 @@ def test_ablating_a_head_changes_later_layers_only():
     assert not torch.allclose(decoded_ablated.output, decoded.output)
     _, again, _ = run_small_model()
     torch.testing.assert_close(again.attention[1].weights, intact.attention[1].weights)
+
+
+def test_without_autograd_every_layers_weights_are_written_into_one_stack():
+    """Inference writes each layer's softmax into one [N, B, h, q, k] tensor per attention kind
+    (what a Trace keeps, uncopied); the numbers are those of the autograd path, bit for bit,
+    and with autograd there is no stack (softmax's `out=` has no gradient)."""
+    model = make_model(small_config(), seed=0).eval()
+    src = torch.tensor([[5, 6, 7, 8, 0, 0], [9, 10, 11, 12, 13, 14]])
+    tgt = torch.tensor([[2, 20, 21, 22], [2, 23, 24, 25]])
+    src_mask, tgt_mask = padding_mask(src, 0), subsequent_mask(4)
+    with torch.no_grad():
+        encoded = model.encode(src, src_mask)
+        decoded = model.decode(encoded.memory, src_mask, tgt, tgt_mask)
+    trained_encoded = model.encode(src, src_mask)
+    trained_decoded = model.decode(trained_encoded.memory, src_mask, tgt, tgt_mask)
+    assert trained_encoded.weights is None and trained_decoded.self_weights is None
+    for stack, records, autograd_records in (
+        (encoded.weights, encoded.attention, trained_encoded.attention),
+        (decoded.self_weights, decoded.self_attention, trained_decoded.self_attention),
+        (decoded.cross_weights, decoded.cross_attention, trained_decoded.cross_attention),
+    ):
+        assert stack.shape[:3] == (2, 2, 4)  # N layers, B sentences, h heads
+        for layer, (record, autograd_record) in enumerate(zip(records, autograd_records)):
+            assert record.weights.data_ptr() == stack[layer].data_ptr()  # written in place
+            assert torch.equal(stack[layer], autograd_record.weights.detach())
