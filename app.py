@@ -46,7 +46,7 @@ with st.sidebar:
     st.title("Attention Atlas")
     name = st.selectbox("Model", names, format_func=lambda n: MODELS[n].label, key="model")
     st.caption(MODELS[name].summary)
-    text = st.text_area("Text", key="text", height=110)
+    text = st.text_area("Text", key="text", height=110, max_chars=state.MAX_TEXT_CHARS)
     vocabulary_check = st.empty()  # filled once the model is loaded, before it runs
     scene_keys = scenes.sidebar()
     presentation = st.toggle("Presentation mode (everything larger)", key="present")

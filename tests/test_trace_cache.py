@@ -61,3 +61,19 @@ def test_one_trace_above_the_bound_is_still_kept():
     big = Big()
     assert cache.get("big", lambda: big) is big
     assert len(cache) == 1 and cache.nbytes == 10
+
+
+def test_the_page_runs_at_most_max_text_chars_of_a_pasted_text(untrained):
+    """Two pasted texts that differ only after the first MAX_TEXT_CHARS characters are one run
+    (one cache entry, one key of bounded size), and it reads the same tokens as the text cut by
+    hand: a model reads at most 512 tokens, each at least one character."""
+    from ui import state
+
+    head = _text(1200, 7)  # ~5,000+ characters of words: more than the cut
+    assert len(head) > state.MAX_TEXT_CHARS
+    first = state.get_trace("paper-untrained", head + " first ending")
+    second = state.get_trace("paper-untrained", head + " another ending")
+    assert second is first
+    by_hand = run(untrained, head[: state.MAX_TEXT_CHARS])
+    assert first.source_tokens == by_hand.source_tokens
+    assert len(first.source_tokens) == untrained.max_source_tokens

@@ -86,7 +86,11 @@ def _second_run(ctx: state.ViewContext, mode: str) -> dict[str, Trace] | None:
     run."""
     settings = ctx.trace.settings  # B differs from the page's run in one setting only
     if mode == "texts":
-        text_b = st.text_input("Text B (text A is the sidebar's text)", key="compare_text")
+        text_b = st.text_input(
+            "Text B (text A is the sidebar's text)",
+            key="compare_text",
+            max_chars=state.MAX_TEXT_CHARS,
+        )
         if not text_b.strip():
             st.warning("Type a second text (B) to compare with the sidebar's text (A).")
             return None

@@ -49,14 +49,22 @@ def get_model(name: str) -> registry.LoadedModel:
 
 
 # Every session's Traces together: 1 GiB holds a dozen 512-token MiniLM Traces (~86 MiB each)
-# or thousands of sentence-length ones (tests/test_trace_cache.py measures the bound).
-TRACE_CACHE_BYTES = 1 << 30
+# or thousands of sentence-length ones (tests/test_trace_cache.py checks the bound, and
+# tests/e2e/test_memory_bound.py the server's memory under it). A department server with less
+# memory to spare sets ATLAS_TRACE_CACHE_MIB (docs/deploy.md).
+TRACE_CACHE_BYTES = int(os.environ.get("ATLAS_TRACE_CACHE_MIB", 1024)) << 20
 
 
 @st.cache_resource
 def _trace_cache() -> TraceCache:
     """One cache per server process, shared by every session (read-only Traces)."""
     return TraceCache(TRACE_CACHE_BYTES)
+
+
+# The longest text a run reads. Models read at most 512 tokens and a token takes at least one
+# character, so the cut never changes what a model reads; it bounds what a session's run and the
+# shared cache's keys hold, whatever is pasted into the page or sent to the server.
+MAX_TEXT_CHARS = 5000
 
 
 def get_trace(
@@ -68,7 +76,9 @@ def get_trace(
     decoding: str = "greedy",
     window: int | None = None,
 ) -> Trace:
-    """A Trace for these exact inputs; every argument is part of the cache key."""
+    """A Trace for these exact inputs (the text up to MAX_TEXT_CHARS); every argument is part
+    of the cache key."""
+    text = text[:MAX_TEXT_CHARS]
     settings = RunSettings(
         scale=scale, ablate=frozenset(ablate), use_positions=use_positions, window=window
     )
