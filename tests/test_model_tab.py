@@ -157,3 +157,15 @@ def test_the_model_tab_draws_the_translators_training_loss_down_to_its_floor():
     (floor_line,) = loss["layout"]["shapes"]
     assert 0.9 < floor_line["y0"] == floor_line["y1"] < min(value for _, value in history)
     assert loss["layout"]["xaxis"]["title"]["text"] == "training step"
+
+
+def test_a_shared_link_reopens_the_vocabulary_search():
+    at = AppTest.from_file("../app.py", default_timeout=300)
+    at.query_params["model"] = "en-de"
+    at.query_params["tab"] = "Model"
+    at.query_params["vocab_search"] = "dog"
+    at.run()
+    assert not at.exception
+    assert at.text_input(key="vocab_search").value == "dog"
+    (words,) = [t.value["word"].tolist() for t in at.dataframe if "word" in t.value.columns]
+    assert words and all("dog" in word.lower() for word in words)

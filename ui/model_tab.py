@@ -141,6 +141,7 @@ def render(ctx: state.ViewContext) -> list[str]:
             st.json({k: v for k, v in training.items() if k != "loss_history"})
     if "description" in loaded.info:
         st.caption(str(loaded.info["description"]))
+    state.url_value("vocab_search", "")  # a shared link reopens the same search
     search = st.text_input("Search the vocabulary", key="vocab_search")
     words = vocabulary_table(loaded, search)
     if words is None:
