@@ -1,13 +1,31 @@
 """The app's server: `streamlit run server.py` (what `make app` does) serves the page `app.py`,
 having loaded the default model and run it on the opening text before it answers its first
 request, so the first visitor after a start waits no longer than the next ones. Streamlit's
-`st.App` runs the `lifespan` below once, before the server's health check says "ok"."""
+`st.App` runs the `lifespan` below once, before the server's health check says "ok".
+
+Memory: one process serves every student, whose texts come and go through the shared, bounded
+Trace cache. glibc's allocator would keep the freed multi-MiB arrays of past runs resident (its
+threshold for giving large blocks back to the kernel rises with every such block freed), so the
+server's memory grew past the cache's bound (tests/e2e/test_memory_bound.py: +412 MiB under a
+160 MiB bound). Here blocks of 1 MiB and more always come from, and go back to, the kernel, and
+torch asks for huge pages for its large tensors, so taking fresh memory for a run stays cheap."""
 
 import contextlib
+import ctypes
+import ctypes.util
+import os
 
-import streamlit as st
+# Before torch is imported: torch reads it once, at its first allocation.
+os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter; a fixed value turns the rising one off
+LARGE_BLOCK_BYTES = 1 << 20
+_libc = ctypes.CDLL(ctypes.util.find_library("c"))
+if hasattr(_libc, "mallopt"):  # glibc; other C libraries keep their own policy
+    _libc.mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK_BYTES)
 
-from ui import state
+import streamlit as st  # noqa: E402  (after the allocator settings above)
+
+from ui import state  # noqa: E402  (imports torch)
 
 
 @contextlib.asynccontextmanager

@@ -13,6 +13,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -81,10 +82,10 @@ def _healthy(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def running_server(log_dir: Path, *, base_path: str = ""):
+def running_server(log_dir: Path, *, base_path: str = "", port: int | None = None):
     """`streamlit run server.py` (the page app.py, the default model preloaded) headless on a
     free loopback port; stopped (only this one) on exit."""
-    port = free_port()
+    port = port or free_port()
     url = f"http://127.0.0.1:{port}" + (f"/{base_path.strip('/')}" if base_path else "")
     log_path = Path(log_dir) / f"streamlit-{port}.log"
     command = [
@@ -346,3 +347,67 @@ def run_load(browser, server: Server, sentences: list[str], expected: list[list[
         for context in contexts:
             context.close()
     return LoadResult(seconds, rss_before, rss_bytes(server.pid), problems)
+
+
+# The server's memory while clients use it: the peak resident memory, sampled in a thread.
+RSS_SAMPLE_S = 0.05
+
+
+class PeakRSS:
+    """The peak resident memory of a process and its descendants, sampled every 50 ms in a
+    thread (from /proc: VmRSS of each, summed; a child's shared pages count twice, so this errs
+    high). The descendants are looked up again every second."""
+
+    def __init__(self, pid: int, interval_s: float = RSS_SAMPLE_S):
+        self.pid = pid
+        self.interval_s = interval_s
+        self.peak = 0
+        self.samples = 0
+        self._pids = [pid]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="peak-rss", daemon=True)
+
+    def __enter__(self) -> PeakRSS:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while True:
+            if self.samples % round(1 / self.interval_s) == 0:
+                self._pids = [self.pid, *descendants(self.pid)]
+            self.peak = max(self.peak, sum(vm_rss(pid) for pid in self._pids))
+            self.samples += 1
+            if self._stop.wait(self.interval_s):
+                return
+
+
+def vm_rss(pid: int) -> int:
+    """VmRSS of a process in bytes; 0 once it has gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
+    return int(match.group(1)) * 1024 if match else 0
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`, from each process's parent in /proc/<pid>/stat."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # "pid (comm) state ppid ...": comm may hold spaces and parentheses
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
