@@ -30,6 +30,7 @@ app: $(APP_STAMP)
 
 test: $(TEST_STAMP)
 	bash scripts/ensure-chromium.sh
+	bash scripts/ensure-nginx.sh
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	PYTHONPATH=. $(BIN)/lint-imports
