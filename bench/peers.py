@@ -177,8 +177,9 @@ def visualisation_at(loaded, hf_tokenizer, bert, n: int, repeats: int) -> dict:
 # --- 3. The cost of capturing every attention tensor ---------------------------------------------
 
 
-def fused_attention(query, key, value, mask=None, scale=None, dropout=None):
-    """Eq. (1) without materialising the weights: torch's fused kernel; no weights returned."""
+def fused_attention(query, key, value, mask=None, scale=None, dropout=None, out=None):
+    """Eq. (1) without materialising the weights: torch's fused kernel; no weights returned
+    (the stack `out` the model set aside for them stays untouched, so never paged in)."""
     p = dropout.p if dropout is not None and dropout.training else 0.0
     out = F.scaled_dot_product_attention(
         query, key, value, attn_mask=mask, dropout_p=p, scale=scale

@@ -557,3 +557,24 @@ def test_decoder_queries_in_token_links_are_the_tokens_written(trace, kind):
         assert plain == f"{html.escape(wrote)} {html.escape(read)}"
         assert label.startswith(html.escape(wrote))  # written first, in the plain colour
     assert fig.layout.xaxis.ticktext[0] == "written (read)"
+
+
+def test_strongest_links_are_the_largest_weights_in_reading_order_among_ties(trace):
+    """Against a full stable sort of the head's weights (the reference), on the real weights
+    and on a head rewritten with ties across the cut-off."""
+    from viz.attention import strongest_links
+
+    kind = "encoder_self"
+    queries, keys = trace.axis_tokens(kind)
+    weights = trace.attention[kind]
+    tied = np.zeros_like(weights)
+    tied[0, 0, -1, 0] = tied[0, 0, 0, 1] = tied[0, 0, 1, 0] = tied[0, 0, 0, 0] = 0.25
+    for attention in (weights, tied):
+        tested = dataclasses.replace(trace, attention={**trace.attention, kind: attention})
+        head = attention[0, 0]
+        order = np.argsort(-head, axis=None, kind="stable")[:3]
+        expected = [
+            f"'{queries[q]}' → '{keys[k]}': {head[q, k]:.4f}"
+            for q, k in zip(*np.unravel_index(order, head.shape))
+        ]
+        assert strongest_links(tested, kind, 0, 0) == expected
