@@ -6,6 +6,7 @@ depend only on (model, text, settings), so they are cached the same way and shar
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from collections.abc import Callable
@@ -115,6 +116,10 @@ def preload() -> None:
         heatmap(trace, trace.kinds[0], 0, 0).to_json()
     finally:
         runner_log.setLevel(level)
+    # Streamlit collects garbage after every page run (`runner.postScriptGC`); a full collection
+    # walks every object, and the libraries and model loaded by now are most of them: half the
+    # server's CPU under a lecture hall's load went there. Frozen, they are no longer walked.
+    gc.freeze()
 
 
 def url_value(key: str, default: Any, parse: Callable[[str], Any] = str, valid=None) -> Any:
