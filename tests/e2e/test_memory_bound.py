@@ -53,9 +53,12 @@ TEXTS = 24
 # MiB), the figure's n² weights as float64, their JSON and protobuf (a run sends about 1 MiB: a
 # few MiB in all), and whatever the first long text pays once: about 30 MiB. Measured on the
 # first text of the stream (its peak over the baseline, minus its Trace): 6 MiB with glibc's
-# mmap threshold fixed at 128 KiB, 25 to 31 MiB with its default dynamic threshold. The test
-# checks that measurement against this allowance too.
-RUN_ALLOWANCE_BYTES = 48 * MiB
+# mmap threshold fixed at 128 KiB, 11 to 24 MiB at server.py's 1 MiB, 25 to 31 MiB with its
+# default dynamic threshold. Plus the allocator's slack: blocks under server.py's 1 MiB
+# threshold stay in glibc's heaps when freed (one heap per script thread), seen up to 38 MiB
+# over the bound + one Trace in a whole stream. The test checks the first measurement against
+# this allowance too.
+RUN_ALLOWANCE_BYTES = 64 * MiB
 
 IDLE_SESSIONS = 30
 CLIENT_TIMEOUT_S = 300.0  # one run on 2 shared cores: seconds at most; minutes is a hang
