@@ -411,3 +411,21 @@ def descendants(pid: int) -> list[int]:
             found.append(child)
             todo.append(child)
     return found
+
+
+# What Streamlit keeps for one session on the server: its session state, its message queue, its
+# script thread and the figures of its last run (seen: a few MiB each while it works, well under
+# 1 MiB once idle).
+PER_SESSION_BYTES = 8 * 2**20
+
+
+def minilm_reference_tokens(sentences: list[str]) -> list[list[str]]:
+    """MiniLM's tokens of each sentence, by transformers' pure-Python WordPiece (BERT's
+    BasicTokenizer + WordpieceTokenizer) reading the model's published vocab.txt: neither the
+    app's tokenizer nor its tokenizer.json nor the `tokenizers` library."""
+    from transformers.models.bert.tokenization_bert_legacy import BertTokenizerLegacy
+
+    from model.pretrained import minilm_files
+
+    tokenizer = BertTokenizerLegacy(vocab_file=str(minilm_files().vocab), do_lower_case=True)
+    return [["[CLS]", *tokenizer.tokenize(sentence), "[SEP]"] for sentence in sentences]

@@ -70,26 +70,12 @@ SMOKE_P95_LIMIT_S = 5.0
 # (Python, torch, Streamlit and the default model, preloaded by server.py): MiniLM's weights
 # (counted twice: the file is read, then copied into the model), the shared Trace cache's
 # bound (ui/state.py: TRACE_CACHE_BYTES, 1 GiB, all sessions' Traces together) and, per session,
-# what Streamlit keeps for it: its session state, its message queue, its script thread and the
-# figures of its last run (seen: a few MiB each).
+# what Streamlit keeps for each (harness.PER_SESSION_BYTES).
 MINILM_BYTES = 2 * 87 * 2**20
-PER_SESSION_BYTES = 8 * 2**20
 
 
 def rss_growth_limit(sessions: int) -> int:
-    return MINILM_BYTES + TRACE_CACHE_BYTES + sessions * PER_SESSION_BYTES
-
-
-def expected_tokens(sentences: list[str]) -> list[list[str]]:
-    """MiniLM's tokens of each sentence, by transformers' pure-Python WordPiece (BERT's
-    BasicTokenizer + WordpieceTokenizer) reading the model's published vocab.txt: neither the
-    app's tokenizer nor its tokenizer.json nor the `tokenizers` library."""
-    from transformers.models.bert.tokenization_bert_legacy import BertTokenizerLegacy
-
-    from model.pretrained import minilm_files
-
-    tokenizer = BertTokenizerLegacy(vocab_file=str(minilm_files().vocab), do_lower_case=True)
-    return [["[CLS]", *tokenizer.tokenize(sentence), "[SEP]"] for sentence in sentences]
+    return MINILM_BYTES + TRACE_CACHE_BYTES + sessions * harness.PER_SESSION_BYTES
 
 
 @dataclass
@@ -227,7 +213,7 @@ class HallResult:
 def lecture_hall(server: harness.Server, sessions: int, ramp_s: float) -> HallResult:
     """Run `sessions` students against `server`, opening within `ramp_s` seconds."""
     sentences = harness.load_sentences(sessions)
-    tokens = expected_tokens(sentences)
+    tokens = harness.minilm_reference_tokens(sentences)
     assert len({tuple(t) for t in tokens}) == sessions, "the sentences must differ in tokens"
     owners = {tuple(t): i for i, t in enumerate(tokens)}
     days = [DAY.findall(sentence.encode()) for sentence in sentences]

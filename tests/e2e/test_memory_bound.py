@@ -28,7 +28,6 @@ import pytest
 
 from tests.e2e import harness
 from tests.e2e.streamlit_client import Chart, Run, StreamlitSession, plain
-from tests.e2e.test_lecture_hall import PER_SESSION_BYTES, expected_tokens
 from ui.state import DEFAULT_TEXT
 
 pytestmark = pytest.mark.browser
@@ -162,7 +161,9 @@ def run_stream(server: harness.Server, texts: list[str], tokens: list[list[str]]
             server.url, f"model={MODEL}", timeout_s=CLIENT_TIMEOUT_S
         ) as session:
             first_page = await session.rerun()
-            result.problems += heatmap_problems(first_page, expected_tokens([DEFAULT_TEXT])[0])
+            result.problems += heatmap_problems(
+                first_page, harness.minilm_reference_tokens([DEFAULT_TEXT])[0]
+            )
             result.baseline = harness.vm_rss(server.pid)
             started = time.monotonic()
             with harness.PeakRSS(server.pid) as whole:
@@ -198,7 +199,7 @@ def stream_limit(tokens: list[list[str]]) -> int:
 @pytest.fixture(scope="module")
 def stream() -> tuple[list[str], list[list[str]]]:
     texts = stream_texts()
-    tokens = expected_tokens(texts)
+    tokens = harness.minilm_reference_tokens(texts)
     assert len(set(texts)) == TEXTS and len({tuple(t) for t in tokens}) == TEXTS
     assert max(map(len, tokens)) <= 512, "MiniLM would cut a text: the check of its tokens fails"
     return texts, tokens
@@ -257,7 +258,7 @@ def test_an_idle_session_costs_little(tmp_path):
     """IDLE_SESSIONS sessions open, each draws its first page (the opening text: a cache hit)
     and stays open; the RSS they add, per session: what Streamlit keeps for a session (its
     widgets' values, its session state, its last run's messages)."""
-    tokens = expected_tokens([DEFAULT_TEXT])[0]
+    tokens = harness.minilm_reference_tokens([DEFAULT_TEXT])[0]
     problems: list[str] = []
     figures: dict[str, float] = {}
 
@@ -301,5 +302,5 @@ def test_an_idle_session_costs_little(tmp_path):
         f"{figures['bytes_sent'] / 2**10:.0f} KiB"
     )
     assert problems == [], "\n".join(problems[:20])
-    assert per_session < PER_SESSION_BYTES, f"{mib(per_session)} per idle session"
+    assert per_session < harness.PER_SESSION_BYTES, f"{mib(per_session)} per idle session"
     assert "Traceback" not in log, log[-4000:]
