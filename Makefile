@@ -4,9 +4,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-APP_STAMP := $(VENV)/.app-$(shell cat requirements.txt | sha1sum | cut -c1-12)
-TEST_STAMP := $(VENV)/.test-$(shell cat requirements.txt requirements-dev.txt | sha1sum | cut -c1-12)
-BENCH_STAMP := $(VENV)/.bench-$(shell cat requirements.txt requirements-dev.txt requirements-bench.txt | sha1sum | cut -c1-12)
+APP_STAMP := $(VENV)/.app-$(shell cat requirements.txt pyproject.toml | sha1sum | cut -c1-12)
+TEST_STAMP := $(VENV)/.test-$(shell cat requirements.txt requirements-dev.txt pyproject.toml | sha1sum | cut -c1-12)
+BENCH_STAMP := $(VENV)/.bench-$(shell cat requirements.txt requirements-dev.txt requirements-bench.txt pyproject.toml | sha1sum | cut -c1-12)
 PORT ?= 8501
 # `make bench BENCH_ARGS=--quick` for a short run; the default also refreshes README's table.
 BENCH_ARGS ?= --readme
@@ -17,12 +17,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(APP_STAMP): requirements.txt | $(BIN)/python
+# The project itself is installed in editable mode, so bench/, scripts and the command line
+# import its packages from anywhere without path tricks.
+$(APP_STAMP): requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
-$(TEST_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
+$(TEST_STAMP): requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements-dev.txt
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@ $(APP_STAMP)
 
 app: $(APP_STAMP)
@@ -33,7 +37,7 @@ test: $(TEST_STAMP)
 	bash scripts/ensure-nginx.sh
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	PYTHONPATH=. $(BIN)/lint-imports
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 # Trains the English→German model of configs/en-de.toml on corpus v2, resuming from the
@@ -48,8 +52,9 @@ train: $(TEST_STAMP)
 screenshots: $(TEST_STAMP)
 	bash scripts/screenshots.sh
 
-$(BENCH_STAMP): requirements.txt requirements-dev.txt requirements-bench.txt | $(BIN)/python
+$(BENCH_STAMP): requirements.txt requirements-dev.txt requirements-bench.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements-bench.txt
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@ $(TEST_STAMP) $(APP_STAMP)
 
 # Speed and memory against transformers, bertviz and torch.nn.Transformer, in one run (about
@@ -60,7 +65,7 @@ bench: $(BENCH_STAMP)
 
 # A lecture hall at once: 100 simulated students open the app on one server within a minute,
 # each with its own sentence, layer, head and tab, through Streamlit's own websocket protocol
-# (tests/e2e/streamlit_client.py); prints p50/p95 open -> own heatmap and the server's peak
+# (harness/streamlit_client.py); prints p50/p95 open -> own heatmap and the server's peak
 # memory. A few minutes on 2 cores; `make test` runs its 10-student smoke version.
 lecture-hall: $(TEST_STAMP)
 	$(BIN)/python -m pytest tests/e2e/test_lecture_hall.py -s -m lecture_hall

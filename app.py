@@ -7,9 +7,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from model.registry import MODELS, ModelUnavailable, default_device, default_model_name
-from model.trace import InputError, unknown_words
 from model.weights import WeightsError
+from runtime.registry import MODELS, ModelUnavailable, default_device, default_model_name
+from runtime.trace import InputError, unknown_words
 from ui import (
     ablation_tab,
     attention_tab,

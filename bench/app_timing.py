@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import harness
 from corpus.v1 import grammar as corpus
-from tests.e2e import harness
 
 from .timing import Stats
 

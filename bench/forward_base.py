@@ -12,8 +12,8 @@ import time
 
 import torch
 
-from model.registry import load
 from model.transformer import DEFAULT_SETTINGS, subsequent_mask
+from runtime.registry import load
 
 
 def main() -> None:

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import torch
+from streamlit.testing.v1 import AppTest
 
-import torch  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 TEXT = "the small dog sees the old man ."
 TAB_TITLES = {"positional": "Positional encoding", "scaling": "Scaling 1/√d_k"}

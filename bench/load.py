@@ -15,11 +15,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from model.pretrained import minilm_tokenizer  # noqa: E402
-from model.registry import corpus_tokenizer  # noqa: E402
-from tests.e2e import harness  # noqa: E402
+import harness
+from runtime.pretrained import minilm_tokenizer
+from runtime.registry import corpus_tokenizer
 
 
 def main() -> None:

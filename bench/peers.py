@@ -25,10 +25,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
 
-from model import registry  # noqa: E402
 from model import transformer as paper  # noqa: E402
-from model.pretrained import minilm_files  # noqa: E402
-from model.trace import run  # noqa: E402
 from model.transformer import (  # noqa: E402
     TransformerConfig,
     make_model,
@@ -36,6 +33,9 @@ from model.transformer import (  # noqa: E402
     sinusoidal_table,
     subsequent_mask,
 )
+from runtime import registry  # noqa: E402
+from runtime.pretrained import minilm_files  # noqa: E402
+from runtime.trace import run  # noqa: E402
 from viz.attention import heatmap, overview  # noqa: E402
 
 from . import floor  # noqa: E402

@@ -16,20 +16,17 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch  # noqa: E402
-import transformers  # noqa: E402
+import torch
+import transformers
 
-from model import pretrained  # noqa: E402
-from model.trace import run  # noqa: E402
-from model.transformer import padding_mask  # noqa: E402
+from model.transformer import padding_mask
+from runtime import pretrained
+from runtime.trace import run
 
 REPEATS = 5
 WORDS = (

@@ -118,7 +118,7 @@ def encoder_section(rows: list[dict]) -> str:
         [
             "### 1. Pretrained encoder: text → every attention tensor (MiniLM-L6, 6 × 12 heads)",
             "",
-            "Ours: `model.trace.run` (tokenize, encode with every layer's softmax writing into "
+            "Ours: `runtime.trace.run` (tokenize, encode with every layer's softmax writing into "
             "one stack of weights that numpy then views, copy queries, keys, values and hidden "
             "states to numpy) and the bare `model.encode`. Theirs: transformers' tokenizer + "
             "`BertModel` (eager attention, `output_attentions=True`) on the same weights, and "

@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import plotly.io as pio
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from runtime import registry
+from runtime.trace import run
+from viz.attention import heatmap, overview
+from viz.breakdown import breakdown_figure
+from viz.links import links_figure
 
-from model import registry  # noqa: E402
-from model.trace import run  # noqa: E402
-from viz.attention import heatmap, overview  # noqa: E402
-from viz.breakdown import breakdown_figure  # noqa: E402
-from viz.links import links_figure  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SENTENCE = "The students watched the lecturer draw attention maps on the board, and each of them "
 SENTENCE += (

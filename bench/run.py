@@ -25,13 +25,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # `python bench/run.py` as well as `python -m bench.run`
-    sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from bench.timing import Stats, load_average, machine  # noqa: E402
+from bench.timing import Stats, load_average, machine
+
+ROOT = Path(__file__).resolve().parents[1]
 
 MEASUREMENTS = ("encoder", "visualisation", "capture", "translation", "scaling", "app", "floor")
 README_BEGIN = "<!-- bench:begin (written by `python -m bench.run --readme`) -->"
@@ -99,7 +98,7 @@ def measure(only: set[str], plan: dict, threads: int) -> dict:
     }
     if only & {"encoder", "visualisation"}:
         from bench import peers
-        from model import registry
+        from runtime import registry
 
         loaded = registry.load("minilm-l6", torch.device("cpu"))
         hf_tokenizer, bert = peers.transformers_minilm()

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import torch
 
-from model import registry
-from model.trace import run
+from runtime import registry
+from runtime.trace import run
 from viz.attention import heatmap
 
 from .peers import text_of_length

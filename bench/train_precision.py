@@ -23,7 +23,7 @@ import torch
 
 from model.decoding import greedy_decode
 from model.subword import SubwordTokenizer
-from model.tokenizers import BOS_ID, EOS_ID, PAD_ID
+from model.tokenization import BOS_ID, EOS_ID, PAD_ID
 from model.train import (
     Recipe,
     build,

@@ -12,10 +12,10 @@ from functools import partial
 import torch
 
 from corpus.v1 import grammar as corpus
-from model import registry
 from model.decoding import beam_search, greedy_decode
-from model.tokenizers import BOS_ID, EOS_ID
+from model.tokenization import BOS_ID, EOS_ID
 from model.transformer import DEFAULT_SETTINGS, padding_mask
+from runtime import registry
 
 from . import floor
 from .timing import interleaved, paired_ratio, ratio

@@ -33,11 +33,10 @@ from corpus.grammar import Example
 
 from .decoding import beam_search, greedy_decode
 from .subword import SubwordTokenizer, piece_alignment, piece_links
-from .tokenizers import BOS_ID, EOS_ID, PAD_ID
+from .tokenization import BOS_ID, EOS_ID, PAD_ID
 from .transformer import DEFAULT_SETTINGS, EncoderDecoder, padding_mask, subsequent_mask
-from .weights import read_sidecar, write_sidecar
+from .weights import WEIGHTS_DIR, load_checked_model, write_sidecar
 
-WEIGHTS_DIR = Path(__file__).parent / "weights"
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,?!]")
 
 
@@ -253,8 +252,6 @@ def evaluate(
 
 def main(argv: list[str] | None = None) -> None:
     """Re-score a trained model and rewrite the metrics in its sidecar (the weights stay as they are)."""
-    from .registry import load_trained
-
     p = argparse.ArgumentParser(prog="python -m model.evaluate", description=main.__doc__)
     p.add_argument("--weights", type=Path, default=WEIGHTS_DIR / "en-de.safetensors")
     p.add_argument("--test-seed", type=int, default=2)
@@ -266,10 +263,11 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    loaded = load_trained(torch.device("cpu"), args.weights)
+    model, sidecar = load_checked_model(args.weights)
+    model.eval().requires_grad_(False)
     metrics = evaluate(
-        loaded.model,
-        loaded.tokenizer,
+        model,
+        SubwordTokenizer.from_json(json.dumps(sidecar["tokenizer"])),
         args.test_seed,
         args.test_size,
         args.set_size,
@@ -277,7 +275,7 @@ def main(argv: list[str] | None = None) -> None:
         head_size=min(500, args.test_size),
         hand_size=args.hand_size,
     )
-    write_sidecar(args.weights, dict(read_sidecar(args.weights), metrics=metrics))
+    write_sidecar(args.weights, dict(sidecar, metrics=metrics))
     print(
         json.dumps(
             {

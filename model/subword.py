@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
-from .tokenizers import EOS_ID, SPECIALS, UNK_ID, Tokenized
+from .tokenization import EOS_ID, SPECIALS, UNK_ID, Tokenized
 
 PREFIX = "##"  # the continuation marker of word-internal pieces
 PUNCTUATION = frozenset({".", ",", "?", "!"})  # split off, and attached to the word before

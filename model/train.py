@@ -35,11 +35,10 @@ from tqdm import tqdm
 from corpus.generator import generate
 
 from .subword import SubwordTokenizer
-from .tokenizers import BOS_ID, EOS_ID, PAD_ID
+from .tokenization import BOS_ID, EOS_ID, PAD_ID
 from .transformer import TransformerConfig, make_model, padding_mask, subsequent_mask
-from .weights import save_weights
+from .weights import WEIGHTS_DIR, save_weights
 
-WEIGHTS_DIR = Path(__file__).parent / "weights"
 ROOT = Path(__file__).parent.parent
 
 

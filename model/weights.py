@@ -9,6 +9,11 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
+from .transformer import EncoderDecoder, TransformerConfig
+
+# The weights trained here ship beside the code that defines their network.
+WEIGHTS_DIR = Path(__file__).parent / "weights"
+
 
 class WeightsError(RuntimeError):
     """A weights file that is missing, damaged or does not match its sidecar."""
@@ -67,3 +72,21 @@ def load_weights(path: Path, expected_sha256: str) -> dict[str, torch.Tensor]:
     except Exception as err:  # safetensors raises several types for a malformed file
         raise WeightsError(f"the weights file {path.name} cannot be read ({err})") from None
     return {k: v.float() for k, v in tensors.items()}
+
+
+def load_checked_model(path: Path) -> tuple[EncoderDecoder, dict]:
+    """The network saved at `path` (its config and tensors from the sidecar and the safetensors
+    file, the file checked against the sidecar's sha256) and the sidecar itself.
+
+    Raises WeightsError for a missing or damaged file, and KeyError, TypeError or RuntimeError when
+    the tensors do not fit the recorded config.
+    """
+    sidecar = read_sidecar(path)
+    if "sha256" not in sidecar:
+        raise WeightsError(
+            f"the sidecar of {Path(path).name} records no sha256 to check it against"
+        )
+    tensors = load_weights(path, sidecar["sha256"])
+    model = EncoderDecoder(TransformerConfig(**sidecar["config"]))
+    model.load_state_dict(tensors)
+    return model, sidecar

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from model.registry import load
+from runtime.registry import load
 
 # CI has two cores, and the app server and browser need the other; two spinning torch threads on
 # a busy machine were measured 30x slower than one.

@@ -12,7 +12,7 @@ import re
 import numpy as np
 import streamlit as st
 
-from model.trace import Trace
+from runtime.trace import Trace
 from viz.ablation import (
     attention_change,
     attention_difference,

@@ -14,7 +14,7 @@ import math
 
 import streamlit as st
 
-from model.trace import InputError, Trace
+from runtime.trace import InputError, Trace
 from viz.ablation import short_head_label
 from viz.attention import MASKED_EXPLANATION, heatmap
 from viz.compare import compare, difference_figure, largest_change

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from model.registry import LoadedModel
 from model.train import smoothed_loss_floor
+from runtime.registry import LoadedModel
 from viz.metrics import (
     alignment_error_grid,
     head_grid,

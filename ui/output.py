@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model.registry import LoadedModel
-from model.trace import Trace
+from runtime.registry import LoadedModel
+from runtime.trace import Trace
 from viz import export
 
 from . import scenes, state

@@ -15,7 +15,8 @@ from functools import partial
 
 import streamlit as st
 
-from model.paper import (
+from model.weights import WeightsError
+from runtime.paper import (
     TIMING_ROUNDS,
     crossover,
     max_path_length,
@@ -24,9 +25,8 @@ from model.paper import (
     time_sublayers,
     timing_lengths,
 )
-from model.registry import ModelUnavailable
-from model.trace import InputError
-from model.weights import WeightsError
+from runtime.registry import ModelUnavailable
+from runtime.trace import InputError
 from viz import paper, paper_heads
 from viz.links import MIN_WEIGHT, select_lines, two_column_figure
 from viz.style import FULL_PAGE_TITLE_CHARS, KIND_LABELS, fit_title, safe

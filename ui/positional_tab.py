@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from model.inspect import input_parts, position_table, shuffle_words
-from model.registry import ModelUnavailable
 from model.transformer import sinusoidal_table
 from model.weights import WeightsError
+from runtime.probes import input_parts, position_table, shuffle_words
+from runtime.registry import ModelUnavailable
 from viz import positional
 from viz.attention import heatmap
 from viz.style import KIND_LABELS

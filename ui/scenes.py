@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from model.registry import MODELS
+from runtime.registry import MODELS
 from viz.style import KIND_LABELS
 
 from . import state
@@ -33,7 +33,7 @@ from .text import escape_markdown
 
 SCENES_FILE = Path(__file__).with_name("scenes.toml")
 
-# The page's tabs, in app.py's order (tests/test_scenes.py checks them against the page).
+# The page's tabs, in app.py's order (tests/ui/test_scenes.py checks them against the page).
 TAB_LABELS = (
     ATTENTION_TAB,
     "Heads & rollout",

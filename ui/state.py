@@ -16,10 +16,10 @@ from typing import Any
 import streamlit as st
 import torch
 
-from model import registry
-from model.reference import Reference
-from model.trace import Trace, run
 from model.transformer import RunSettings
+from runtime import registry
+from runtime.reference import Reference
+from runtime.trace import Trace, run
 from viz import export
 from viz.style import fit_title
 
@@ -50,7 +50,7 @@ def get_model(name: str) -> registry.LoadedModel:
 
 
 # Every session's Traces together: 1 GiB holds a dozen 512-token MiniLM Traces (~86 MiB each)
-# or thousands of sentence-length ones (tests/test_trace_cache.py checks the bound, and
+# or thousands of sentence-length ones (tests/ui/test_trace_cache.py checks the bound, and
 # tests/e2e/test_memory_bound.py the server's memory under it). A department server with less
 # memory to spare sets ATLAS_TRACE_CACHE_MIB (docs/deploy.md).
 TRACE_CACHE_BYTES = int(os.environ.get("ATLAS_TRACE_CACHE_MIB", 1024)) << 20

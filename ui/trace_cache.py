@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
-from model.trace import Trace
+from runtime.trace import Trace
 
 
 class TraceCache:

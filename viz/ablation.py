@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from model.trace import Trace
+from runtime.trace import Trace
 
 from .attention import token_heatmap
 from .style import (

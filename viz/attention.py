@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from model.trace import Trace
+from runtime.trace import Trace
 
 from .style import (
     ATTENTION_COLORSCALE,
@@ -284,7 +284,7 @@ def heatmap(
 
 def coreference_cells(trace: Trace, kind: str, reference) -> list[tuple[int, int]]:
     """(query, key) cells where a pronoun meets the noun phrase it stands for, from the model's
-    `reference` (a `model.reference.Reference`): the English pronoun's row in encoder
+    `reference` (a `runtime.reference.Reference`): the English pronoun's row in encoder
     self-attention; in cross-attention the row that wrote the German pronoun, when the model
     wrote it where the reference has it."""
     if reference is None:

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from model.trace import Trace
+from runtime.trace import Trace
 
 from .attention import token_axis, token_categories
 from .style import KIND_LABELS, SIGNED_COLORSCALE, apply_layout, safe, size_scale

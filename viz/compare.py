@@ -17,7 +17,7 @@ from difflib import SequenceMatcher
 import numpy as np
 import plotly.graph_objects as go
 
-from model.trace import Trace
+from runtime.trace import Trace
 
 from .attention import (
     DECODER_ROWS_AXIS,

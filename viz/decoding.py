@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from model.reference import Reference
-from model.tokenizers import EOS_ID, SPECIALS
-from model.trace import Trace
+from model.tokenization import EOS_ID, SPECIALS
+from runtime.reference import Reference
+from runtime.trace import Trace
 
 from .attention import token_axis, token_categories
 from .style import (

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from model.trace import Trace
+from runtime.trace import Trace
 
 CSV_COLUMNS = ["layer", "head", "query_index", "query_token", "key_index", "key_token", "weight"]
 # The Trace as JSON holds every weight of every kind as text; past this many it is too large for

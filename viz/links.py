@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from model.trace import Trace
+from runtime.trace import Trace
 
 from .attention import decoder_row_labels, has_decoder_rows, row_tokens
 from .style import HEAD_COLORS, KIND_LABELS, apply_layout, legend_below, safe, size_scale

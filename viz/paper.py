@@ -17,7 +17,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from model.paper import (
+from model.transformer import TransformerConfig
+from runtime.paper import (
     PART_LABELS,
     SublayerTimings,
     crossover,
@@ -25,8 +26,7 @@ from model.paper import (
     max_path_length,
     path_lengths,
 )
-from model.trace import Trace
-from model.transformer import TransformerConfig
+from runtime.trace import Trace
 
 from .attention import token_axis, token_categories
 from .style import (

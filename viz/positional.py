@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from model.trace import Trace
+from runtime.trace import Trace
 
 from .style import (
     FONT_SIZE,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from model.trace import Trace
+from runtime.trace import Trace
 
 from .attention import token_heatmap
 

@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from model.trace import Trace
+from runtime.trace import Trace
 
 from .attention import CELL_HOVER, head_title, token_axis, token_categories, with_mask
 from .stats import attention_statistics

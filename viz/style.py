@@ -27,7 +27,7 @@ SIGNED_COLORSCALE = "RdBu_r"
 MASKED_COLOR = "#d0d0d0"  # cells a mask forbids: no weight at all, not a weight of 0
 # One clearly different colour per head or series, none of them grey: a line drawn at opacity
 # 0.2 over white is mostly white, so greys and dark colours all fade to the same light grey.
-# Saturated hues (CIELAB chroma >= 25, tested in tests/test_viz_attention.py) in an order whose
+# Saturated hues (CIELAB chroma >= 25, tested in tests/viz/test_attention.py) in an order whose
 # first colours differ most, so two or three series are always blue, red, green.
 HEAD_COLORS = (
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#8f3fbf", "#17becf",

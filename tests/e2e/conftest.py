@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e import harness
+import harness
 
 
 @pytest.fixture(scope="module")

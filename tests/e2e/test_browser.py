@@ -11,12 +11,12 @@ import re
 
 import pytest
 
-from model import registry
-from model.pretrained import minilm_tokenizer
-from model.tokenizers import WordTokenizer
+import harness
+from harness import ACTIVE_PANEL, EXCEPTION
+from model.tokenization import WordTokenizer
 from model.weights import read_sidecar
-from tests.e2e import harness
-from tests.e2e.harness import ACTIVE_PANEL, EXCEPTION
+from runtime import registry
+from runtime.pretrained import minilm_tokenizer
 
 pytestmark = pytest.mark.browser
 

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.e2e import harness
+import harness
 from ui import scenes
 
 SCREENSHOTS = harness.ROOT / "docs" / "screenshots"

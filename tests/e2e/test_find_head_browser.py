@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.e2e import harness
-from tests.e2e.harness import ACTIVE_PANEL, EXCEPTION, HEATMAP
+import harness
+from harness import ACTIVE_PANEL, EXCEPTION, HEATMAP
 
 pytestmark = pytest.mark.browser
 
@@ -77,8 +77,8 @@ def _ranking():
     """The heads ranked for "it" → "animal", computed here from a run of the model."""
     import torch
 
-    from model import registry
-    from model.trace import run
+    from runtime import registry
+    from runtime.trace import run
     from viz.find_head import rank_heads
 
     trace = run(registry.load("minilm-l6", torch.device("cpu")), PAPER_SENTENCE)

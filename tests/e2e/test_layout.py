@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.e2e import harness
+import harness
 from tests.e2e.layout import layout_problems
 
 

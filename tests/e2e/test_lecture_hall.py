@@ -1,7 +1,7 @@
 """A lecture hall at once: a hundred students open the app on one server within a minute.
 
 Each simulated student is a real client of the server, speaking Streamlit's own websocket
-protocol (tests/e2e/streamlit_client.py; a hundred Chromium pages on 2 cores would measure
+protocol (harness/streamlit_client.py; a hundred Chromium pages on 2 cores would measure
 Chromium more than the server). Each one opens the page at `?model=minilm-l6`, types its own
 sentence into the text area (key `text`), waits for the Attention tab's heatmap of that sentence,
 then moves the layer slider (`layer`), picks a head (`head`) and opens another tab (`tab`), each
@@ -11,7 +11,7 @@ error, no student ever receives another student's tokens, the 95th percentile of
 heatmap stays under a stated bound and so does the server's peak memory.
 
 Why `?model=minilm-l6` and not the default model: the default is the en-de translator only once
-its trained weights meet the quality bar (`model.registry.default_model_name`), so it changes
+its trained weights meet the quality bar (`runtime.registry.default_model_name`), so it changes
 with training; MiniLM-L6 is fixed, every word of `harness.load_sentences` is in its vocabulary,
 and its tokens can be computed by an independent tokenizer (transformers' pure-Python WordPiece
 on the published vocab.txt). It is also the heavier of the two per sentence (6 layers × 12 heads,
@@ -34,8 +34,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import harness
-from tests.e2e.streamlit_client import Chart, Run, StreamlitSession
+import harness
+from harness.streamlit_client import Chart, Run, StreamlitSession
 from ui.state import TRACE_CACHE_BYTES
 
 MODEL = "minilm-l6"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from model.pretrained import minilm_tokenizer
-from tests.e2e import harness
+import harness
+from runtime.pretrained import minilm_tokenizer
 
 pytestmark = pytest.mark.browser
 

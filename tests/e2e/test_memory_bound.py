@@ -2,10 +2,10 @@
 under a stream of distinct long texts, and what an idle session costs.
 
 The server (`harness.running_server`, the env var set before it starts) is driven by the light
-websocket client (tests/e2e/streamlit_client.py) and its RSS sampled every 50 ms from /proc
+websocket client (harness/streamlit_client.py) and its RSS sampled every 50 ms from /proc
 (`harness.PeakRSS`). Every text is distinct, so every one is a cache miss that runs MiniLM-L6
 and makes a new Trace of 4·(6·12·n² + 3·6·12·n·32 + 7·n·384) bytes for n tokens (59 MiB
-at 400 tokens; tests/test_trace_cache.py checks that formula against `Trace.nbytes`).
+at 400 tokens; tests/ui/test_trace_cache.py checks that formula against `Trace.nbytes`).
 
 - test_a_stream_of_long_texts_stays_under_the_bound: with ATLAS_TRACE_CACHE_MIB=160 the peak
   growth over the page's baseline stays under the bound + the largest Trace (the one being made
@@ -26,8 +26,8 @@ import time
 
 import pytest
 
-from tests.e2e import harness
-from tests.e2e.streamlit_client import Chart, Run, StreamlitSession, plain
+import harness
+from harness.streamlit_client import Chart, Run, StreamlitSession, plain
 from ui.state import DEFAULT_TEXT
 
 pytestmark = pytest.mark.browser

@@ -13,8 +13,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e import harness
-from tests.e2e.harness import ACTIVE_PANEL, EXCEPTION
+import harness
+from harness import ACTIVE_PANEL, EXCEPTION
 
 pytestmark = pytest.mark.browser
 

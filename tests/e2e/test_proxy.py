@@ -30,8 +30,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from model.pretrained import minilm_tokenizer
-from tests.e2e import harness
+import harness
+from runtime.pretrained import minilm_tokenizer
 
 pytestmark = pytest.mark.browser
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import harness
-from tests.e2e.harness import ACTIVE_PANEL, EXCEPTION
+import harness
+from harness import ACTIVE_PANEL, EXCEPTION
 
 pytestmark = pytest.mark.browser
 

@@ -17,7 +17,7 @@ from model.subword import (
     train_tokenizer,
     word_spans,
 )
-from model.tokenizers import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from model.tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 PAIRS = [
     ("The dog sleeps.", "Der Hund schläft."),

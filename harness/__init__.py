@@ -1,0 +1,431 @@
+"""Start the real app server and drive Debian's Chromium; shared by the e2e tests and bench/load.py.
+
+Everything here talks only to 127.0.0.1: the server listens on a free loopback port, and every
+browser request to any other host is aborted and recorded, so a page can never reach outside.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-sync",
+]
+STARTUP_TIMEOUT_S = 120
+# Generous: the first run of a session loads a model and decodes, on 2 shared cores.
+RENDER_TIMEOUT_MS = 300_000  # generous: 20 pages on 2 shared cores (seen: 180 s was too short)
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+HEATMAP = '[data-testid="stPlotlyChart"]'
+ACTIVE_PANEL = '[data-testid="stTabPanel"]:not([data-st-inactive])'
+EXCEPTION = '[data-testid="stException"]'
+# Streamlit shows this widget while a script run is in progress.
+RUNNING = '[data-testid="stStatusWidget"]'
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process: psutil when installed, else /proc/<pid>/status VmRSS."""
+    try:
+        import psutil
+    except ImportError:
+        status = Path(f"/proc/{pid}/status").read_text()
+        return int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M).group(1)) * 1024
+    return psutil.Process(pid).memory_info().rss
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen
+    log_path: Path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
+            return response.status == 200 and response.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def running_server(log_dir: Path, *, base_path: str = "", port: int | None = None):
+    """`streamlit run server.py` (the page app.py, the default model preloaded) headless on a
+    free loopback port; stopped (only this one) on exit."""
+    port = port or free_port()
+    url = f"http://127.0.0.1:{port}" + (f"/{base_path.strip('/')}" if base_path else "")
+    log_path = Path(log_dir) / f"streamlit-{port}.log"
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "server.py",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        *(["--server.baseUrlPath", base_path.strip("/")] if base_path else []),
+    ]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not _healthy(url):
+            if process.poll() is not None:
+                raise RuntimeError(
+                    f"the server exited with {process.returncode}:\n{log_path.read_text()}"
+                )
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"no health after {STARTUP_TIMEOUT_S} s:\n{log_path.read_text()}"
+                )
+            time.sleep(0.2)  # polling an HTTP endpoint: there is no event to wait on
+        yield Server(url, process, log_path)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def launch_chromium(playwright):
+    if not CHROMIUM.exists():
+        raise FileNotFoundError(
+            f"{CHROMIUM} is missing: run scripts/ensure-chromium.sh (make test does) to install it"
+        )
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+
+
+@dataclass
+class PageWatch:
+    """What went wrong in a page: console errors, uncaught exceptions, outside requests."""
+
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    outside_requests: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return self.console_errors + self.page_errors + self.outside_requests
+
+
+def is_loopback_url(url: str) -> bool:
+    parsed = urlparse(url)
+    if parsed.scheme in ("data", "blob", "about"):
+        return True
+    return parsed.hostname in LOOPBACK_HOSTS or (parsed.hostname or "").startswith("127.")
+
+
+def watched_page(context) -> tuple[object, PageWatch]:
+    """A new page that aborts (and records) any request leaving this machine."""
+    page = context.new_page()
+    watch = PageWatch()
+    page.on(
+        "console",
+        lambda msg: (
+            watch.console_errors.append(f"console: {msg.text}") if msg.type == "error" else None
+        ),
+    )
+    page.on("pageerror", lambda err: watch.page_errors.append(f"page error: {err}"))
+
+    def guard(route):
+        if is_loopback_url(route.request.url):
+            route.continue_()
+        else:
+            watch.outside_requests.append(f"outside request: {route.request.url}")
+            route.abort()
+
+    page.route("**/*", guard)
+    return page, watch
+
+
+def wait_idle(page, timeout_ms: int = RENDER_TIMEOUT_MS) -> None:
+    """Until Streamlit has finished the current script run (its status widget is gone)."""
+    page.locator('[data-testid="stApp"]').wait_for(timeout=timeout_ms)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms
+    )
+
+
+def wait_drawn(page, charts: int = 1, timeout_ms: int = RENDER_TIMEOUT_MS) -> None:
+    """Until the page has run its script, the open tab shows at least `charts` Plotly charts, all
+    drawn, and no table or chart is still a skeleton. After `page.goto` the status widget has
+    not appeared yet, so the open tab's panel is awaited first."""
+    page.locator(ACTIVE_PANEL).first.wait_for(timeout=timeout_ms)
+    wait_idle(page, timeout_ms)
+    page.wait_for_function(
+        """([sel, wanted]) => {
+            const panel = document.querySelector(sel);
+            if (!panel) return false;
+            const charts = [...panel.querySelectorAll('[data-testid="stPlotlyChart"]')];
+            const tables = [...panel.querySelectorAll('[data-testid="stDataFrame"]')];
+            return charts.length >= wanted && charts.every(c => c.querySelector('.main-svg'))
+                && tables.every(t => t.querySelector('canvas'))
+                && !panel.querySelector('[data-testid="stSkeleton"]');
+        }""",
+        arg=[ACTIVE_PANEL, charts],
+        timeout=timeout_ms,
+    )
+
+
+def active_panel(page):
+    return page.locator(ACTIVE_PANEL)
+
+
+def tick_labels(page, axis: str = "x") -> list[str]:
+    """Token labels of the visible tab's first heatmap: Plotly draws them as SVG text."""
+    chart = active_panel(page).locator(HEATMAP).first
+    return chart.locator(f".{axis}axislayer-above .{axis}tick text").all_text_contents()
+
+
+def figure_title(page) -> str:
+    return active_panel(page).locator(HEATMAP).first.locator(".gtitle").first.text_content()
+
+
+def wait_for_title(page, fragment: str, timeout_ms: int = RENDER_TIMEOUT_MS) -> None:
+    """Until the visible tab's first heatmap title contains `fragment`."""
+    page.wait_for_function(
+        """([panelSelector, fragment]) => {
+            const panel = document.querySelector(panelSelector);
+            const title = panel && panel.querySelector('[data-testid="stPlotlyChart"] .gtitle');
+            return !!title && title.textContent.includes(fragment);
+        }""",
+        arg=[ACTIVE_PANEL, fragment],
+        timeout=timeout_ms,
+    )
+
+
+def type_text(page, text: str) -> None:
+    """Replace the sidebar text and submit it as a person does (Ctrl+Enter)."""
+    box = page.locator('[data-testid="stSidebar"] textarea').first
+    box.fill(text)
+    box.press("Control+Enter")
+
+
+# True when the visible tab's first heatmap has exactly these tick labels on `axis`.
+_TICKS_ARE = """([panelSelector, axis, expected]) => {
+    const panel = document.querySelector(panelSelector);
+    const chart = panel && panel.querySelector('[data-testid="stPlotlyChart"]');
+    if (!chart) return false;
+    const labels = [...chart.querySelectorAll('.' + axis + 'axislayer-above .' + axis + 'tick text')]
+        .map(t => t.textContent);
+    return JSON.stringify(labels) === JSON.stringify(expected);
+}"""
+
+
+def wait_for_ticks(page, expected: list[str], axis: str = "x", timeout_ms: int = RENDER_TIMEOUT_MS):
+    """Until the visible heatmap's `axis` tick labels are exactly `expected`."""
+    page.wait_for_function(_TICKS_ARE, arg=[ACTIVE_PANEL, axis, list(expected)], timeout=timeout_ms)
+
+
+def start_render_clock(page, expected: list[str]) -> None:
+    """Submit-to-heatmap timing inside the page, so many pages can be timed at once.
+
+    A page-side poll (every 20 ms) stores in window.__renderedAfterMs the time from now until the
+    heatmap shows `expected` as its key tokens.
+    """
+    page.evaluate(
+        """([check, args]) => {
+            const isDone = eval(check);
+            const start = performance.now();
+            window.__renderedAfterMs = null;
+            const timer = setInterval(() => {
+                if (isDone(args)) { window.__renderedAfterMs = performance.now() - start; clearInterval(timer); }
+            }, 20);
+        }""",
+        [_TICKS_ARE, [ACTIVE_PANEL, "x", list(expected)]],
+    )
+
+
+def rendered_after_s(page, timeout_ms: int = RENDER_TIMEOUT_MS) -> float:
+    page.wait_for_function("() => window.__renderedAfterMs !== null", timeout=timeout_ms)
+    return page.evaluate("() => window.__renderedAfterMs") / 1e3
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = max(0, min(len(ordered) - 1, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def summary(seconds: list[float]) -> dict[str, float]:
+    return {
+        "n": len(seconds),
+        "median_s": statistics.median(seconds),
+        "p95_s": percentile(seconds, 0.95),
+        "max_s": max(seconds),
+    }
+
+
+@dataclass
+class LoadResult:
+    seconds: list[float]  # submit -> heatmap with the page's own tokens, one per page
+    rss_before: int
+    rss_after: int
+    problems: list[str]
+
+
+def load_sentences(n: int) -> list[str]:
+    """n different English sentences (different lengths too), one per simulated student."""
+    subjects = ["the teacher", "my sister", "a student", "the old man", "our neighbour"]
+    verbs = ["reads", "writes", "finds", "carries", "paints"]
+    objects = ["a long letter", "the red book", "two small boxes", "an old map", "the picture"]
+    return [
+        f"{subjects[i % 5]} {verbs[(i // 5) % 5]} {objects[(i * 3) % 5]} on day {i + 1} ."
+        for i in range(n)
+    ]
+
+
+def run_load(browser, server: Server, sentences: list[str], expected: list[list[str]], model: str):
+    """Open one page per sentence at once (one browser, a context each), type them all, and time
+    each page from its submit to its heatmap showing its own tokens."""
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in sentences]
+    pages = [watched_page(context) for context in contexts]
+    try:
+        for page, _ in pages:
+            page.goto(f"{server.url}/?model={model}", wait_until="commit")
+        for page, _ in pages:
+            wait_idle(page)
+            page.locator(ACTIVE_PANEL).locator(HEATMAP).first.wait_for(timeout=RENDER_TIMEOUT_MS)
+        rss_before = rss_bytes(server.pid)
+        for (page, _), sentence, tokens in zip(pages, sentences, expected):
+            start_render_clock(page, tokens)
+            type_text(page, sentence)
+        seconds = [rendered_after_s(page) for page, _ in pages]
+        for page, _ in pages:
+            wait_idle(page)
+        problems = []
+        for i, ((page, watch), tokens) in enumerate(zip(pages, expected)):
+            if page.locator(EXCEPTION).count():
+                problems.append(f"page {i}: exception {page.locator(EXCEPTION).first.inner_text()}")
+            if tick_labels(page) != tokens or tick_labels(page, "y") != tokens:
+                problems.append(f"page {i}: tokens {tick_labels(page)} instead of {tokens}")
+            problems += [f"page {i}: {p}" for p in watch.problems()]
+    finally:
+        for context in contexts:
+            context.close()
+    return LoadResult(seconds, rss_before, rss_bytes(server.pid), problems)
+
+
+# The server's memory while clients use it: the peak resident memory, sampled in a thread.
+RSS_SAMPLE_S = 0.05
+
+
+class PeakRSS:
+    """The peak resident memory of a process and its descendants, sampled every 50 ms in a
+    thread (from /proc: VmRSS of each, summed; a child's shared pages count twice, so this errs
+    high). The descendants are looked up again every second."""
+
+    def __init__(self, pid: int, interval_s: float = RSS_SAMPLE_S):
+        self.pid = pid
+        self.interval_s = interval_s
+        self.peak = 0
+        self.samples = 0
+        self._pids = [pid]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="peak-rss", daemon=True)
+
+    def __enter__(self) -> PeakRSS:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while True:
+            if self.samples % round(1 / self.interval_s) == 0:
+                self._pids = [self.pid, *descendants(self.pid)]
+            self.peak = max(self.peak, sum(vm_rss(pid) for pid in self._pids))
+            self.samples += 1
+            if self._stop.wait(self.interval_s):
+                return
+
+
+def vm_rss(pid: int) -> int:
+    """VmRSS of a process in bytes; 0 once it has gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
+    return int(match.group(1)) * 1024 if match else 0
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`, from each process's parent in /proc/<pid>/stat."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # "pid (comm) state ppid ...": comm may hold spaces and parentheses
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+# What Streamlit keeps for one session on the server: its session state, its message queue, its
+# script thread and the figures of its last run (seen: a few MiB each while it works, well under
+# 1 MiB once idle).
+PER_SESSION_BYTES = 8 * 2**20
+
+
+def minilm_reference_tokens(sentences: list[str]) -> list[list[str]]:
+    """MiniLM's tokens of each sentence, by transformers' pure-Python WordPiece (BERT's
+    BasicTokenizer + WordpieceTokenizer) reading the model's published vocab.txt: neither the
+    app's tokenizer nor its tokenizer.json nor the `tokenizers` library."""
+    from transformers.models.bert.tokenization_bert_legacy import BertTokenizerLegacy
+
+    from runtime.pretrained import minilm_files
+
+    tokenizer = BertTokenizerLegacy(vocab_file=str(minilm_files().vocab), do_lower_case=True)
+    return [["[CLS]", *tokenizer.tokenize(sentence), "[SEP]"] for sentence in sentences]

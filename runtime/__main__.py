@@ -1,0 +1,58 @@
+"""Command line: `python -m model --list`, `python -m model --model NAME --text "..." [--json PATH]`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from model.transformer import RunSettings
+from model.weights import WeightsError
+
+from .registry import MODELS, ModelUnavailable, load
+from .trace import DECODING_METHODS, InputError, run
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments get one line on stderr, not a usage block."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see --help)\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = OneLineParser(
+        prog="attention-atlas", description="Run a model of Attention Atlas on a text."
+    )
+    parser.add_argument("--list", action="store_true", help="print the model names, one a line")
+    parser.add_argument("--model", choices=list(MODELS), help="which model to run")
+    parser.add_argument("--text", help="the text to run the model on")
+    parser.add_argument("--scale", type=float, help="attention logit scale (default 1/sqrt(d_k))")
+    parser.add_argument("--decoding", choices=DECODING_METHODS, default="greedy")
+    parser.add_argument("--json", metavar="PATH", help="write the Trace as JSON to PATH")
+    args = parser.parse_args(argv)
+    if args.list:
+        print("\n".join(MODELS))
+        return 0
+    if not args.model or args.text is None:
+        parser.error("--model and --text are needed (or --list)")
+    try:
+        settings = RunSettings(scale=args.scale)
+        trace = run(load(args.model), args.text, settings, decoding=args.decoding)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(trace.to_json_dict(), f, ensure_ascii=False)
+    except (InputError, ModelUnavailable, WeightsError, ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print("source tokens:", " ".join(trace.source_tokens))
+    if trace.target_tokens:
+        print("target tokens:", " ".join(trace.target_tokens))
+        print("output:", trace.output)
+    for notice in trace.notices:
+        print("note:", notice)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""A loaded model, the shape every model the app offers takes once it is ready to run.
+
+Both the registry (which names the models) and the loaders (pretrained.py) build one, so it lives
+apart from both and neither imports the other's module to get it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol
+
+import torch
+
+from model.tokenization import Tokenized
+from model.transformer import EncoderDecoder
+
+from .reference import Reference
+
+
+class ModelUnavailable(RuntimeError):
+    """This model cannot be loaded here; the message says why and what to do."""
+
+
+class ModelTokenizer(Protocol):
+    """What the app asks of a model's tokenizer (word-level, BPE or WordPiece)."""
+
+    def encode(self, text: str, max_tokens: int) -> Tokenized: ...
+    def tokens(self, ids) -> list[str]: ...
+    def decode(self, ids) -> str: ...
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model ready to run, in eval mode, shared read-only by every caller."""
+
+    name: str
+    label: str
+    model: EncoderDecoder
+    tokenizer: ModelTokenizer
+    device: torch.device
+    max_source_tokens: int
+    special_tokens: frozenset[str] = frozenset()
+    info: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    # what the model's corpus knows about a typed text (reference translation, gold links)
+    reference: Callable[[str], Reference | None] | None = None
+    # what a reader must know to read this model's output (shown beside it)
+    output_note: str | None = None
+
+
+def prepare(model: EncoderDecoder, device: torch.device) -> EncoderDecoder:
+    """The model on `device`, in eval mode, its parameters frozen: ready to be shared."""
+    model = model.to(device).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model

@@ -1,0 +1,90 @@
+"""What a translator's corpus knows about a typed sentence, in the model's own tokens.
+
+When the grammar the model was trained on can write the typed English sentence, it knows the
+reference translation, the gold word alignment and, for a pronoun that stands for a noun of an
+earlier clause, the gold coreference link. The loaded model offers this as `Reference` data
+(`LoadedModel.reference(text)`), so the views never test a model's name or import a grammar.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from model.subword import SubwordTokenizer, piece_alignment
+from model.tokenization import WordTokenizer
+
+
+@dataclass(frozen=True)
+class CorefLink:
+    """A pronoun and the noun phrase it stands for, as token indices of the model."""
+
+    source_pronoun: tuple[int, ...]  # source tokens of the English pronoun
+    source_antecedent: tuple[int, ...]  # source tokens of the antecedent noun phrase
+    target_pronoun: tuple[int, ...]  # reference target tokens of the German pronoun
+
+
+@dataclass(frozen=True)
+class Reference:
+    text: str  # the reference translation
+    target_tokens: tuple[str, ...]  # the reference translation in the model's tokens
+    alignment: tuple[tuple[int, ...], ...]  # per target token: the source tokens it translates
+    coreference: tuple[CorefLink, ...] = ()
+
+
+def _spans_in(text: str, words: Sequence[str]) -> list[tuple[int, int] | None]:
+    """Where each word of the grammar's tokenization stands in the typed text (None for what
+    the grammar added, such as a final full stop the user left out)."""
+    spans: list[tuple[int, int] | None] = []
+    at = 0
+    lowered = text.lower()
+    for word in words:
+        match = re.compile(re.escape(word.lower())).search(lowered, at)
+        if match is None or lowered[at : match.start()].strip(" \t\n,.!?"):
+            spans.append(None)  # not next in the text: the grammar added it
+            continue
+        spans.append((match.start(), match.end()))
+        at = match.end()
+    return spans
+
+
+def subword_reference(text: str, tokenizer: SubwordTokenizer, max_tokens: int) -> Reference | None:
+    """Corpus v2's reference for `text`, mapped onto the sub-word pieces the model reads."""
+    from corpus.parser import translate
+
+    example = translate(text)
+    if example is None:
+        return None
+    spans = _spans_in(text, example.english)
+    offsets = tokenizer.offsets(text, max_tokens)
+    present = [(i, span) for i, span in enumerate(spans) if span is not None]
+    src_words = [
+        next((i for i, (a, b) in present if a <= start and end <= b), -1) for start, end in offsets
+    ]
+    tgt_ids, tgt_words = tokenizer.encode_words(example.german)
+    alignment = piece_alignment(src_words, tgt_words, example.alignment)
+
+    def pieces(words_of_pieces: list[int], wanted: Sequence[int]) -> tuple[int, ...]:
+        return tuple(p for p, w in enumerate(words_of_pieces) if w in wanted)
+
+    links = tuple(
+        CorefLink(
+            pieces(src_words, (c.pronoun,)),
+            pieces(src_words, c.antecedent),
+            pieces(tgt_words, (c.german_pronoun,)),
+        )
+        for c in example.coreference
+    )
+    return Reference(example.german_text, tuple(tokenizer.tokens(tgt_ids)), tuple(alignment), links)
+
+
+def word_reference(text: str, tokenizer: WordTokenizer, max_tokens: int) -> Reference | None:
+    """The first corpus's reference for `text`: its tokens are the model's words."""
+    from corpus.v1.grammar import translate
+
+    tokens = tokenizer.encode(text, max_tokens).tokens
+    example = translate(list(tokens))
+    if example is None:
+        return None
+    return Reference(example.german_text, example.german, example.alignment)

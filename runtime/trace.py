@@ -1,0 +1,263 @@
+"""Run a model on a text and record everything the views need in an immutable `Trace`.
+
+A Trace depends only on (model, text, settings, decoding), so it can be cached and every view
+re-drawn from it without running the model again.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from model.decoding import beam_search, greedy_decode
+from model.tokenization import BOS_ID, EOS_ID
+from model.transformer import DEFAULT_SETTINGS, AttentionRecord, RunSettings, subsequent_mask
+
+if TYPE_CHECKING:
+    from .registry import LoadedModel
+
+DECODING_METHODS = ("greedy", "beam")
+MAX_OUTPUT_TOKENS = 64  # bounds the decoder's work for one request on a shared server
+TOP_ALTERNATIVES = 5
+
+
+class InputError(ValueError):
+    """Input the model cannot run on; the message tells the user what to do."""
+
+
+@dataclass(frozen=True)
+class DecodingStep:
+    """What the decoder did at one position: read `query_token`, produced `token`."""
+
+    query_token: str
+    token: str
+    probability: float
+    alternatives: tuple[tuple[str, float], ...]  # the most probable tokens, best first
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def _stack(records: list[AttentionRecord], field_name: str) -> np.ndarray:
+    """Per-layer [1, h, n, m] tensors -> one read-only [layer, h, n, m] float32 array."""
+    tensors = [getattr(record, field_name)[0] for record in records]
+    return _frozen(torch.stack(tensors).float().cpu().numpy())
+
+
+def _weights(stack: Tensor) -> np.ndarray:
+    """The model's [layer, 1, h, n, m] weight stack as a read-only [layer, h, n, m] array: a view
+    of what the softmax wrote (no copy on the CPU)."""
+    return _frozen(stack[:, 0].float().cpu().numpy())
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One run: tokens, output, and for each attention kind a [layer, head, query, key] array.
+
+    `target_tokens` are the decoder's inputs: the start symbol, then the generated tokens. Row t of
+    decoder attention reads target_tokens[t] and produces steps[t].token.
+    """
+
+    model: str
+    device: str
+    settings: RunSettings
+    scale: float  # the scale the attention logits were multiplied by
+    d_k: int
+    source_tokens: tuple[str, ...]
+    target_tokens: tuple[str, ...]
+    output: str
+    attention: MappingProxyType  # kind -> [layer, head, query, key]
+    queries: MappingProxyType  # kind -> [layer, head, query, d_k]
+    keys: MappingProxyType  # kind -> [layer, head, key, d_k]
+    encoder_hidden_states: np.ndarray  # [N + 1, source, d_model]: input embedding, then each layer
+    steps: tuple[DecodingStep, ...] = ()
+    decoding: str | None = None
+    unknown_words: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
+    timings_ms: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    values: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))  # like keys
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(self.attention)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of its arrays (weights, queries, keys, values, hidden states): what a cache of
+        Traces holds (a 512-token MiniLM Trace: about 86 MiB)."""
+        arrays = [self.encoder_hidden_states]
+        for mapping in (self.attention, self.queries, self.keys, self.values):
+            arrays += list(mapping.values())
+        return sum(array.nbytes for array in arrays)
+
+    @property
+    def n_layers(self) -> int:
+        return next(iter(self.attention.values())).shape[0]
+
+    @property
+    def n_heads(self) -> int:
+        return next(iter(self.attention.values())).shape[1]
+
+    def axis_tokens(self, kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(query tokens, key tokens) of an attention kind."""
+        if kind == "encoder_self":
+            return self.source_tokens, self.source_tokens
+        if kind == "decoder_self":
+            return self.target_tokens, self.target_tokens
+        return self.target_tokens, self.source_tokens
+
+    def to_json_dict(self) -> dict:
+        """The command line's stable JSON format."""
+        return {
+            "model": self.model,
+            "device": self.device,
+            "scale": self.scale,
+            "source_tokens": list(self.source_tokens),
+            "target_tokens": list(self.target_tokens),
+            "output": self.output,
+            "attention": {kind: weights.tolist() for kind, weights in self.attention.items()},
+        }
+
+
+def suggestions(loaded: LoadedModel, words) -> dict[str, list[str]]:
+    """For each word the vocabulary lacks, the known words nearest to it (word-level
+    vocabularies only: a sub-word vocabulary has no unknown words to suggest for)."""
+    nearest = getattr(loaded.tokenizer, "nearest", lambda word: [])
+    return {word: nearest(word) for word in words}
+
+
+def unknown_words(loaded: LoadedModel, text: str) -> dict[str, list[str]]:
+    """The words of `text` the model would read as <unk>, with suggestions: what the page marks
+    as soon as a text is entered, before anything runs."""
+    tokenized = loaded.tokenizer.encode(_tokenizable(text), loaded.max_source_tokens)
+    return suggestions(loaded, tokenized.unknown)
+
+
+def _tokenizable(text: str) -> str:
+    """`text` without NUL characters and with lone surrogates replaced: they are not Unicode
+    text (no browser sends them) and they stop the Rust tokenizer."""
+    return re.sub("[\ud800-\udfff]", "\ufffd", text.replace("\x00", ""))
+
+
+def run(
+    loaded: LoadedModel,
+    text: str,
+    settings: RunSettings = DEFAULT_SETTINGS,
+    decoding: str = "greedy",
+    beam_size: int = 4,
+) -> Trace:
+    """Tokenize `text`, run the model with `settings`, decode if it has a decoder; a fresh Trace."""
+    if decoding not in DECODING_METHODS:
+        raise InputError(f"decoding must be one of {', '.join(DECODING_METHODS)}")
+    if not isinstance(text, str) or not text.replace("\x00", "").strip():
+        raise InputError("Type a sentence first: the text is empty.")
+    text = _tokenizable(text)
+    model, device = loaded.model, loaded.device
+    tokenized = loaded.tokenizer.encode(text, loaded.max_source_tokens)
+    if not tokenized.ids:
+        raise InputError("Nothing in this text is a token the model reads: type some words.")
+    notices = []
+    if tokenized.truncated_from is not None:
+        notices.append(
+            f"The text has {tokenized.truncated_from} tokens; this model reads at most "
+            f"{loaded.max_source_tokens}, so only the first {loaded.max_source_tokens} are shown."
+        )
+    if tokenized.unknown:
+        words = [
+            f"{word} (did you mean {' / '.join(close)}?)" if close else word
+            for word, close in suggestions(loaded, tokenized.unknown).items()
+        ]
+        notices.append(
+            "Not in the model's vocabulary (read as <unk>), so the output is built without "
+            "them: " + ", ".join(words)
+        )
+    timings = {}
+    config = model.config
+    src = torch.tensor([tokenized.ids], device=device)
+    src_mask = None  # one sentence, no padding: every key is real, and no mask is cheaper
+    started = time.perf_counter()
+    with torch.inference_mode():
+        encoded = model.encode(src, src_mask, settings)
+        timings["encode"] = (time.perf_counter() - started) * 1e3
+        attention = {"encoder_self": _weights(encoded.weights)}
+        queries = {"encoder_self": _stack(encoded.attention, "queries")}
+        keys = {"encoder_self": _stack(encoded.attention, "keys")}
+        values = {"encoder_self": _stack(encoded.attention, "values")}
+        hidden = _frozen(torch.stack([h[0] for h in encoded.hidden_states]).float().cpu().numpy())
+        target_tokens, output, steps = (), "", ()
+        if config.is_encoder_decoder:
+            started = time.perf_counter()
+            decode = greedy_decode if decoding == "greedy" else beam_search
+            extra = {"beam_size": beam_size} if decoding == "beam" else {}
+            max_len = min(2 * len(tokenized.ids) + 10, MAX_OUTPUT_TOKENS, config.max_len - 1)
+            generated = decode(
+                model, encoded.memory, src_mask, settings, max_len, BOS_ID, EOS_ID, **extra
+            )
+            timings["decode"] = (time.perf_counter() - started) * 1e3
+            # One teacher-forced pass over the result: under the causal mask row t sees exactly
+            # what the decoder saw when it produced token t.
+            decoder_input = torch.tensor([[BOS_ID] + generated[:-1]], device=device)
+            decoded = model.decode(
+                encoded.memory,
+                src_mask,
+                decoder_input,
+                subsequent_mask(decoder_input.size(1), device),
+                settings,
+            )
+            for kind, records, weights in (
+                ("decoder_self", decoded.self_attention, decoded.self_weights),
+                ("cross", decoded.cross_attention, decoded.cross_weights),
+            ):
+                attention[kind] = _weights(weights)
+                queries[kind] = _stack(records, "queries")
+                keys[kind] = _stack(records, "keys")
+                values[kind] = _stack(records, "values")
+            log_probs = model.generator(decoded.output[0]).float().cpu()
+            target_tokens = tuple(loaded.tokenizer.tokens(decoder_input[0].tolist()))
+            produced = loaded.tokenizer.tokens(generated)
+            steps = tuple(
+                _step(loaded, target_tokens[t], produced[t], generated[t], log_probs[t])
+                for t in range(len(generated))
+            )
+            output = loaded.tokenizer.decode(generated)
+    timings["total"] = sum(timings.values())
+    return Trace(
+        model=loaded.name,
+        device=str(device),
+        settings=settings,
+        scale=settings.scale if settings.scale is not None else 1 / math.sqrt(config.d_k),
+        d_k=config.d_k,
+        source_tokens=tokenized.tokens,
+        target_tokens=target_tokens,
+        output=output,
+        attention=MappingProxyType(attention),
+        queries=MappingProxyType(queries),
+        keys=MappingProxyType(keys),
+        encoder_hidden_states=hidden,
+        steps=steps,
+        decoding=decoding if config.is_encoder_decoder else None,
+        unknown_words=tokenized.unknown,
+        notices=tuple(notices),
+        timings_ms=MappingProxyType(timings),
+        values=MappingProxyType(values),
+    )
+
+
+def _step(loaded, query_token, token, token_id, log_probs) -> DecodingStep:
+    probs = log_probs.exp()
+    top = probs.topk(TOP_ALTERNATIVES)
+    alternatives = tuple(
+        (loaded.tokenizer.tokens([i])[0], p)
+        for p, i in zip(top.values.tolist(), top.indices.tolist())
+    )
+    return DecodingStep(query_token, token, float(probs[token_id]), alternatives)

@@ -1,0 +1,172 @@
+"""Training per Section 5: the learning-rate schedule, recipes, a tiny run that learns, exact and
+compact resumption, shipping, and re-scoring."""
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from model.evaluate import main as evaluate_main
+from model.subword import SubwordTokenizer
+from model.train import Phase, Recipe, native_bf16, rate, ship, train
+from runtime.registry import ModelUnavailable, load_trained
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TINY = Recipe(
+    name="tiny",
+    train_size=300,
+    vocab_size=300,
+    N=1,
+    h=2,
+    d_model=16,
+    d_ff=32,
+    batch_tokens=400,
+    warmup=4,
+    autocast="fp32",
+    threads=1,
+    moments="fp32",
+    checkpoint_minutes=1000.0,
+    log_every=1,
+    phases=(Phase(20, 1.0), Phase(40, 0.5)),
+)
+
+
+@pytest.mark.parametrize("step", [1, 10, 4000, 4001, 100_000])
+def test_rate_is_eq_3(step):
+    d_model, warmup = 512, 4000
+    expected = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+    assert rate(step, d_model, warmup) == pytest.approx(expected, rel=1e-12)
+
+
+def test_rate_rises_linearly_during_warmup_then_decays():
+    assert rate(200, 128, 400) == pytest.approx(2 * rate(100, 128, 400))
+    assert rate(1600, 128, 400) == pytest.approx(rate(400, 128, 400) / 2)
+
+
+def test_phases_set_the_learning_rate_factor():
+    assert [TINY.lr_factor(s) for s in (1, 20, 21, 40, 41)] == [1.0, 1.0, 0.5, 0.5, 0.5]
+    assert TINY.steps == 40
+
+
+def test_the_shipped_recipe_is_the_papers_model_within_the_issues_sizes():
+    recipe = Recipe.read(ROOT / "configs" / "en-de.toml")
+    assert (recipe.N, recipe.h, recipe.smoothing, recipe.dropout) == (6, 8, 0.1, 0.1)
+    assert recipe.d_model <= 256 and recipe.d_ff <= 1024
+    assert [p.until_step for p in recipe.phases] == sorted(p.until_step for p in recipe.phases)
+
+
+def run(tmp: Path, name: str, recipe: Recipe, stop_at: int | None = None):
+    return train(recipe, tmp / name, stop_at=stop_at, workers=1, cache=tmp / "data")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("train")
+    whole = run(tmp, "whole", TINY)
+    run(tmp, "resumed", TINY, stop_at=20)  # stops at step 20, as if the session ended
+    resumed = run(tmp, "resumed", TINY)
+    compact = replace(TINY, moments="bf16")
+    run(tmp, "compact", compact, stop_at=20)
+    compacted = run(tmp, "compact", compact)
+    return tmp, whole, resumed, compacted
+
+
+def test_a_tiny_run_lowers_the_loss(runs):
+    _, whole, _, _ = runs
+    history = whole[2]["loss_history"]
+    first, last = history[0][1], history[-1][1]
+    assert last < first - 0.5, history  # nats per token
+
+
+def test_resuming_from_a_checkpoint_gives_the_uninterrupted_result(runs):
+    _, whole, resumed, _ = runs
+    a, b = whole[0].state_dict(), resumed[0].state_dict()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    assert resumed[2]["sessions"] == [
+        {"from_step": 0, "autocast": "fp32", "to_step": 20},
+        {"from_step": 20, "autocast": "fp32", "to_step": 40},
+    ]
+
+
+def test_compact_checkpoint_halves_the_moments_and_resumes_closely(runs):
+    tmp, whole, _, compacted = runs
+    full = load_file(str(tmp / "whole" / "checkpoint.safetensors"))
+    small = load_file(str(tmp / "compact" / "checkpoint.safetensors"))
+    moments = [k for k in full if k.endswith("exp_avg_sq")]
+    assert moments and all(small[k].dtype == torch.bfloat16 for k in moments)
+    assert all(small[k].dtype == torch.float32 for k in small if k.startswith("model."))
+    a, b = whole[0].state_dict(), compacted[0].state_dict()
+    assert any(not torch.equal(a[k], b[k]) for k in a)  # rounded moments change the path ...
+    last = [run[2]["loss_history"][-5:] for run in (whole, compacted)]
+    losses = [sum(loss for _, loss in h) / len(h) for h in last]
+    assert abs(losses[0] - losses[1]) < 0.05, last  # ... but not where it leads
+
+
+def test_the_checkpoint_keeps_the_tokenizer(runs):
+    tmp, whole, _, _ = runs
+    stored = SubwordTokenizer.from_json((tmp / "whole" / "tokenizer.json").read_text())
+    assert stored.itos == whole[1].itos
+
+
+@pytest.fixture(scope="module")
+def shipped(runs):
+    tmp, whole, _, _ = runs
+    model, tokenizer, progress, config = whole
+    return ship(TINY, model, tokenizer, progress, config, tmp / "weights", {"note": "none"})
+
+
+def test_shipped_weights_load_and_a_changed_byte_is_rejected(shipped, tmp_path):
+    loaded = load_trained(torch.device("cpu"), shipped)
+    assert loaded.model.config.d_model == 16
+    assert isinstance(loaded.tokenizer, SubwordTokenizer)
+    sidecar = json.loads(shipped.with_suffix(".json").read_text())
+    assert sidecar["training"]["recipe"]["phases"] == [
+        {"until_step": 20, "lr_factor": 1.0},
+        {"until_step": 40, "lr_factor": 0.5},
+    ]
+    damaged = tmp_path / "tiny.safetensors"
+    shutil.copy(shipped.with_suffix(".json"), damaged.with_suffix(".json"))
+    data = bytearray(shipped.read_bytes())
+    data[-3] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(ModelUnavailable, match="damaged"):
+        load_trained(torch.device("cpu"), damaged)
+
+
+def test_rescoring_rewrites_the_metrics_and_leaves_the_weights_loadable(shipped, tmp_path, capsys):
+    copy = tmp_path / "tiny.safetensors"
+    shutil.copy(shipped, copy)
+    shutil.copy(shipped.with_suffix(".json"), copy.with_suffix(".json"))
+    before = json.loads(copy.with_suffix(".json").read_text())
+    evaluate_main(
+        ["--weights", str(copy), "--test-size", "4", "--set-size", "2", "--coref-size", "2"]
+        + ["--hand-size", "3", "--threads", "1"]
+    )
+    after = json.loads(copy.with_suffix(".json").read_text())
+    assert after["sha256"] == before["sha256"] and after["training"] == before["training"]
+    metrics = after["metrics"]
+    assert metrics["test_set"]["size"] == 4
+    assert metrics["two_clauses"]["size"] == metrics["longer_than_median"]["size"] == 2
+    assert metrics["hand_checked_v2"]["size"] == 3
+    aer = metrics["alignment_error_rate"]["per_head"]
+    assert len(aer) == 1 and len(aer[0]) == 2 and all(0 <= v <= 1 for v in aer[0])
+    heads = metrics["coreference_heads"]
+    assert heads["links"] >= 2 and len(heads["encoder_self_attention"][0]) == 2
+    assert "exact_match" in json.loads(capsys.readouterr().out)["beam4"]
+    load_trained(torch.device("cpu"), copy)  # the sha256 still matches
+
+
+def test_auto_precision_uses_bfloat16_only_where_the_cpu_computes_it():
+    """ "auto" autocast: bfloat16 where the CPU has AMX tiles or AVX-512 BF16 (as the kernel
+    lists its flags), float32 elsewhere (emulated bfloat16 was 20x slower than float32)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists():
+        pytest.skip("the CPU's flags are read from Linux's /proc/cpuinfo")
+    flags = set(cpuinfo.read_text().split())
+    assert native_bf16() == bool(flags & {"amx_tile", "avx512_bf16"})

@@ -1,0 +1,183 @@
+"""The Trace: shapes that match the tokens, decoder attention equal to what decoding saw, no state
+left on the shared model, and the command line's JSON."""
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import torch
+
+from model.decoding import beam_search, greedy_decode
+from model.tokenization import BOS_ID, EOS_ID
+from model.transformer import RunSettings, padding_mask, subsequent_mask
+from runtime.registry import load
+from runtime.trace import InputError, run, unknown_words
+
+TEXT = "the small dog sees the old man ."
+
+
+def test_encoder_decoder_trace_shapes_follow_the_tokens(untrained):
+    trace = run(untrained, TEXT)
+    n_src, n_tgt = len(trace.source_tokens), len(trace.target_tokens)
+    assert trace.source_tokens == tuple(TEXT.split())
+    assert trace.target_tokens[0] == "<s>" and len(trace.steps) == n_tgt
+    assert trace.attention["encoder_self"].shape == (6, 8, n_src, n_src)
+    assert trace.attention["decoder_self"].shape == (6, 8, n_tgt, n_tgt)
+    assert trace.attention["cross"].shape == (6, 8, n_tgt, n_src)
+    assert trace.queries["cross"].shape == (6, 8, n_tgt, 64)
+    assert trace.keys["cross"].shape == (6, 8, n_src, 64)
+    assert trace.encoder_hidden_states.shape == (7, n_src, 512)
+    assert trace.scale == pytest.approx(1 / 8)
+    with pytest.raises(ValueError):
+        trace.attention["cross"][0, 0, 0, 0] = 1.0  # read-only
+
+
+def test_decoder_attention_equals_what_each_decoding_step_saw(untrained):
+    """Row t of the teacher-forced pass equals the last row when decoding the prefix of length t+1."""
+    trace = run(untrained, TEXT)
+    model = untrained.model
+    src = torch.tensor([[untrained.tokenizer.stoi[w] for w in TEXT.split()]])
+    mask = padding_mask(src, 0)
+    with torch.inference_mode():
+        memory = model.encode(src, mask).memory
+        prefix_ids = [untrained.tokenizer.stoi[t] for t in trace.target_tokens]
+        for t in (0, len(prefix_ids) // 2, len(prefix_ids) - 1):
+            prefix = torch.tensor([prefix_ids[: t + 1]])
+            out = model.decode(memory, mask, prefix, subsequent_mask(t + 1))
+            for layer in range(6):
+                np.testing.assert_allclose(
+                    trace.attention["cross"][layer, :, t],
+                    out.cross_attention[layer].weights[0, :, -1].numpy(),
+                    atol=1e-5,
+                )
+            chosen = model.generator(out.output[:, -1]).argmax().item()
+            assert untrained.tokenizer.itos[chosen] == trace.steps[t].token
+
+
+def test_greedy_returns_cross_attention_for_every_generated_token(untrained):
+    trace = run(untrained, "the dog .", RunSettings(), decoding="greedy")
+    assert trace.attention["cross"].shape[2] == len(trace.steps)
+    for step in trace.steps:
+        assert step.alternatives[0][1] == pytest.approx(step.probability)  # greedy: the argmax
+        assert 0 < step.probability <= 1
+
+
+def test_beam_of_one_is_greedy_and_beam_four_scores_at_least_as_well(untrained):
+    model = untrained.model
+    src = torch.tensor([[untrained.tokenizer.stoi[w] for w in "the dog sees a cat .".split()]])
+    mask = padding_mask(src, 0)
+    settings = RunSettings()
+    with torch.inference_mode():
+        memory = model.encode(src, mask).memory
+        greedy = greedy_decode(model, memory, mask, settings, 8, BOS_ID, EOS_ID)
+        beam1 = beam_search(model, memory, mask, settings, 8, BOS_ID, EOS_ID, beam_size=1)
+        assert beam1 == greedy
+
+
+def test_settings_are_per_call_in_any_order_and_from_threads(untrained):
+    before = {k: v.clone() for k, v in untrained.model.state_dict().items()}
+    settings = [
+        RunSettings(),
+        RunSettings(scale=1.0),
+        RunSettings(ablate={("encoder_self", 0, 3)}),
+        RunSettings(use_positions=False),
+    ]
+    alone = [run(untrained, TEXT, s).attention["encoder_self"] for s in settings]
+    assert not np.array_equal(alone[0], alone[1]) and not np.array_equal(alone[0], alone[2])
+    reversed_order = [run(untrained, TEXT, s) for s in reversed(settings)][::-1]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda s: run(untrained, TEXT, s), settings * 3))
+    for i, trace in enumerate(reversed_order + threaded):
+        np.testing.assert_array_equal(trace.attention["encoder_self"], alone[i % 4])
+    for key, value in untrained.model.state_dict().items():
+        assert torch.equal(value, before[key]), key
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t ", "\x00"])
+def test_empty_text_is_refused_with_a_message(untrained, text):
+    with pytest.raises(InputError, match="Type a sentence"):
+        run(untrained, text)
+
+
+def cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "runtime", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_cli_lists_the_models():
+    result = cli("--list")
+    assert result.returncode == 0
+    assert {"paper-untrained", "minilm-l6", "en-de"} <= set(result.stdout.split("\n"))
+
+
+@pytest.mark.parametrize("model", ["paper-untrained", "minilm-l6"])
+def test_cli_json_parses_and_has_the_models_shapes(tmp_path, model):
+    out = tmp_path / "trace.json"
+    result = cli("--model", model, "--text", "the dog sees a cat", "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(out.read_text())
+    assert data["model"] == model and data["device"] == "cpu"
+    loaded = load(model, torch.device("cpu"))
+    c = loaded.model.config
+    n_src = len(data["source_tokens"])
+    assert np.array(data["attention"]["encoder_self"]).shape == (c.N, c.h, n_src, n_src)
+    assert data["scale"] == pytest.approx(c.d_k**-0.5)
+    if c.is_encoder_decoder:
+        n_tgt = len(data["target_tokens"])
+        assert np.array(data["attention"]["cross"]).shape == (c.N, c.h, n_tgt, n_src)
+        assert np.array(data["attention"]["decoder_self"]).shape == (c.N, c.h, n_tgt, n_tgt)
+        assert data["output"]
+    else:
+        assert data["target_tokens"] == [] and set(data["attention"]) == {"encoder_self"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--model", "paper-untrained", "--text", "   "),
+        ("--model", "no-such-model", "--text", "the dog"),
+        ("--model", "paper-untrained", "--text", "the dog", "--scale", "-2"),
+        (
+            "--model",
+            "paper-untrained",
+        ),
+    ],
+)
+def test_cli_bad_input_gives_one_line_and_nonzero_exit(args):
+    result = cli(*args)
+    assert result.returncode != 0
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_unknown_word_is_named_with_the_known_words_nearest_to_it(untrained):
+    """ "dgo" is not in the translator's vocabulary; "dog" is, two edits away (a swap)."""
+    vocabulary = set(untrained.tokenizer.itos)
+    assert "dgo" not in vocabulary and "dog" in vocabulary
+    trace = run(untrained, "The dgo sees the man.")
+    (notice,) = [n for n in trace.notices if "vocabulary" in n]
+    suggested = notice.split("dgo (did you mean ")[1].split("?)")[0].split(" / ")
+    assert "dog" in suggested and set(suggested) <= vocabulary
+    # A word far from every known word gets no suggestion.
+    far = run(untrained, "The qzxwv sees the man.")
+    assert "qzxwv" in " ".join(far.notices) and "did you mean" not in " ".join(far.notices)
+
+
+def test_unknown_words_are_found_before_a_run_with_known_words_suggested(untrained, minilm):
+    """What the sidebar marks as soon as a text is entered: exactly the words the run would
+    read as <unk> (its notice names the same words), each with known words to try instead."""
+    text = "The cat sat on the mat."
+    unknown = unknown_words(untrained, text)
+    assert unknown, "the word-level vocabulary lacks some of these everyday words"
+    vocabulary = untrained.tokenizer.stoi
+    words = untrained.tokenizer.split(text)
+    assert set(unknown) == {w for w in words if w not in vocabulary}
+    assert all(s in vocabulary for close in unknown.values() for s in close)
+    notice = next(n for n in run(untrained, text).notices if "vocabulary" in n)
+    assert all(word in notice for word in unknown)
+    assert unknown_words(untrained, "the small dog sees the old man .") == {}
+    assert unknown_words(minilm, text + " \ud800 unbelievably") == {}  # sub-words: none unknown

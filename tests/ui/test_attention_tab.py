@@ -1,0 +1,222 @@
+"""The Attention tab in a headless Streamlit session: every view renders, the URL holds the view,
+and the figures show the typed text's tokens."""
+
+import html
+import importlib
+import json
+import pkgutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import ui
+from corpus.v1 import grammar as corpus
+from runtime.registry import MODELS
+from tests.plotly_data import plotly_array
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+EN_DE_WEIGHTS = Path(__file__).resolve().parents[2] / "model" / "weights" / "en-de.safetensors"
+ALL_VIEWS = ("heatmap", "overview", "find", "links", "breakdown", "decoding")
+PAPER_SENTENCE = "The animal didn't cross the street because it was too tired."
+
+
+@pytest.fixture(autouse=True, scope="module")
+def only_the_attention_tab():
+    """The other tabs draw their own figures on every rerun and have their own tests; here they
+    draw nothing, so these tests time and check the Attention tab alone."""
+    patcher = pytest.MonkeyPatch()
+    for info in pkgutil.iter_modules(ui.__path__):
+        if info.name.endswith("_tab") and info.name != "attention_tab":
+            patcher.setattr(importlib.import_module(f"ui.{info.name}"), "render", lambda ctx: [])
+    yield
+    patcher.undo()
+
+
+def _model_params():
+    en_de = pytest.param(
+        "en-de",
+        marks=pytest.mark.skipif(
+            "en-de" not in MODELS or not EN_DE_WEIGHTS.exists(),
+            reason="the trained en-de model is not registered or its weights are not there yet",
+        ),
+    )
+    return ["paper-untrained", "minilm-l6", en_de]
+
+
+def _app(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def _figures(at) -> list[dict]:
+    """The Attention tab's figures as Plotly JSON."""
+    return [json.loads(chart.proto.spec) for chart in at.tabs[0].get("plotly_chart")]
+
+
+@pytest.mark.parametrize("model", _model_params())
+def test_every_view_renders(model):
+    at = _app(model=model)
+    assert not at.exception
+    views = at.radio(key="view").options
+    has_decoder = model != "minilm-l6"
+    assert len(views) == (6 if has_decoder else 5)
+    for view in ALL_VIEWS[: len(views)]:
+        at.radio(key="view").set_value(view).run()
+        assert not at.exception, (view, at.exception)
+        assert at.query_params["view"] == view
+        figures = _figures(at)
+        assert figures and all(f["layout"]["title"]["text"] for f in figures)
+    if has_decoder:
+        at.radio(key="view").set_value("heatmap").run()
+        for kind in ("encoder_self", "decoder_self", "cross"):
+            at.selectbox(key="kind").set_value(kind).run()
+            assert not at.exception, (kind, at.exception)
+
+
+def test_url_sets_the_view():
+    at = _app(model="paper-untrained", view="links", kind="cross", layer="2", focus="q1")
+    assert not at.exception
+    assert at.radio(key="view").value == "links"
+    title = _figures(at)[0]["layout"]["title"]["text"]
+    assert "encoder-decoder (cross) attention" in title and "layer 3, heads 1, 2" in title
+    assert at.selectbox(key="focus").value == "q1"
+    at.radio(key="view").set_value("breakdown").run()
+    assert at.query_params["view"] == "breakdown"
+    assert "layer 3, head 1<br>query" in _figures(at)[0]["layout"]["title"]["text"]
+
+
+def test_bad_url_values_fall_back():
+    at = _app(model="minilm-l6", view="decoding", layer="99", head="x")
+    assert not at.exception
+    assert at.radio(key="view").value == "heatmap"  # MiniLM has no decoder
+    assert "layer 1, head 1" in _figures(at)[0]["layout"]["title"]["text"]
+
+
+def test_typed_sentence_labels_the_heatmap_and_layer_head_redraw():
+    text = "a cat and a dog see the man ."
+    at = _app(model="paper-untrained", view="heatmap")
+    at.sidebar.text_area(key="text").set_value(text).run()
+    first = _figures(at)[0]
+    tokens = corpus.tokenize_english(text)
+    assert first["layout"]["xaxis"]["ticktext"] == tokens
+    assert first["layout"]["yaxis"]["ticktext"] == tokens
+    at.select_slider(key="layer").set_value(3).run()
+    at.selectbox(key="head").set_value(5).run()
+    second = _figures(at)[0]
+    assert "layer 4, head 6" in second["layout"]["title"]["text"]
+    assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
+    assert not np.array_equal(
+        plotly_array(first["data"][0]["z"]), plotly_array(second["data"][0]["z"])
+    )
+
+
+def test_typed_html_is_escaped_end_to_end():
+    at = _app(model="minilm-l6", text="the <b>x</b> dog")
+    ticktext = _figures(at)[0]["layout"]["xaxis"]["ticktext"]
+    assert html.escape("<") in ticktext and "/" in ticktext
+    assert not any("<" in label for label in ticktext)
+
+
+def test_presentation_mode_is_larger_and_sparer():
+    normal = _app(model="paper-untrained")
+    shown = _app(model="paper-untrained", present="1")
+    assert not shown.exception
+    big, small = _figures(shown)[0]["layout"], _figures(normal)[0]["layout"]
+    assert big["font"]["size"] > small["font"]["size"] and big["height"] > small["height"]
+    explanation = "What am I looking at?"
+    assert any(explanation in m.value for m in normal.tabs[0].markdown)
+    assert not any(explanation in m.value for m in shown.tabs[0].markdown)
+    # ... but a one-sentence explanation stays beside the figure.
+    assert any("Each **row** is a token reading" in m.value for m in shown.tabs[0].markdown)
+    # In front of a class: the slide images only (no CSV, JSON or HTML downloads).
+    assert all(b.label.startswith("Slide") for b in shown.tabs[0].get("download_button"))
+
+
+def test_the_untrained_models_output_says_what_it_is():
+    untrained, trained = _app(model="paper-untrained"), _app(model="en-de")
+    assert any("never been trained" in box.value for box in untrained.info)
+    assert not any("never been trained" in box.value for box in trained.info)
+
+
+@pytest.mark.parametrize("kind, explained", [("cross", True), ("encoder_self", False)])
+def test_decoder_rows_are_explained_as_named_by_the_word_they_write(kind, explained):
+    """The explanation says what the heatmap shows: the written word first, the read one after."""
+    at = _app(model="en-de", kind=kind)
+    assert not at.exception
+    texts = " ".join(m.value for m in at.markdown)
+    assert ("named by the word the row *writes*" in texts) == explained
+    if explained:
+        ticks = _figures(at)[0]["layout"]["yaxis"]["ticktext"]
+        assert ticks[0].endswith("&lt;s&gt;</span>")  # row 1 reads <s>, written first
+
+
+def _position(tokens, token):
+    return [str(i) for i, t in enumerate(tokens) if t == token][0]
+
+
+def test_find_the_head_ranks_every_minilm_head_for_it_and_animal(minilm):
+    from runtime.trace import run
+    from viz.find_head import rank_heads
+
+    tokens = run(minilm, PAPER_SENTENCE).source_tokens
+    query, key = _position(tokens, "it"), _position(tokens, "animal")
+    at = _app(model="minilm-l6", text=PAPER_SENTENCE, view="find", query=query, key_token=key)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="query").value == int(query)
+    assert at.selectbox(key="key_token").value == int(key)
+    grid = _figures(at)[0]
+    assert grid["layout"]["title"]["text"] == "'it' → 'animal' · encoder self-attention"
+    # The ranking, strongest first, is numpy's order of the weights over every head.
+    attention = np.asarray(run(minilm, PAPER_SENTENCE).attention["encoder_self"], dtype=float)
+    per_head = attention[:, :, int(query), int(key)]
+    table = at.tabs[0].dataframe[0].value
+    assert len(table) == 72 and table["weight"].is_monotonic_decreasing
+    best = np.unravel_index(per_head.argmax(), per_head.shape)
+    assert (table["layer"][0], table["head"][0]) == (best[0] + 1, best[1] + 1)
+    assert table["weight"][0] == pytest.approx(per_head.max(), abs=1e-6)
+    pd_expected = rank_heads(attention, "encoder_self", int(query), int(key))
+    assert list(table["head"]) == list(pd_expected["head"])
+    # The tokens stay in the URL, as positions; choosing another key re-ranks.
+    assert (at.query_params["query"], at.query_params["key_token"]) == (query, key)
+    at.selectbox(key="key_token").set_value(int(_position(tokens, "street"))).run()
+    assert at.query_params["key_token"] == _position(tokens, "street")
+    assert "'it' → 'street'" in _figures(at)[0]["layout"]["title"]["text"]
+
+
+def test_find_the_head_refuses_a_masked_key_of_the_decoder():
+    at = _app(model="en-de", view="find", kind="decoder_self", query="1", key_token="4")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("after the query" in box.value for box in at.info)
+    assert not _figures(at)
+    at.selectbox(key="key_token").set_value(1).run()  # the row's own token: not masked
+    assert not at.info or not any("after the query" in box.value for box in at.info)
+    title = _figures(at)[0]["layout"]["title"]["text"]
+    written = at.selectbox(key="query").options[1].split("'")[1]  # "2: 'kleine' (reading …)"
+    assert title.startswith(f"'{written}' → ")
+
+
+def test_find_the_head_names_decoder_rows_by_the_token_written():
+    at = _app(model="en-de", view="find", kind="cross", query="1", key_token="1")
+    assert not at.exception, [e.value for e in at.exception]
+    option = at.selectbox(key="query").options[1]
+    assert "(reading '" in option
+
+
+def test_the_overview_has_no_layer_slider_and_its_cells_report_clicks():
+    at = _app(model="minilm-l6", view="overview", layer="3")
+    assert not at.exception
+    assert not at.tabs[0].get("select_slider")  # every layer is shown: nothing to choose
+    overview_figure = _figures(at)[0]
+    clicks = overview_figure["data"][-1]
+    assert clicks["type"] == "scatter" and len(clicks["hovertext"]) == 72
+    # Clicks reach Streamlit: the chart is a selectable widget.
+    chart = at.tabs[0].get("plotly_chart")[0].proto
+    assert list(chart.selection_mode)
+    # The URL's layer is kept for the other views.
+    assert at.query_params["layer"] == "3"
+    at.radio(key="view").set_value("heatmap").run()
+    assert at.select_slider(key="layer").value == 3

@@ -1,0 +1,171 @@
+"""The Model tab's pieces: the scores table, the per-head alignment-error figure, the vocabulary
+search, and the reference translation beside the output."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+from torch.nn import functional as F
+
+from corpus.v1 import grammar as corpus
+from model.train import smoothed_loss_floor
+from runtime.registry import WEIGHTS_DIR
+from ui.model_tab import architecture_table, open_head, vocabulary_table
+from viz.metrics import alignment_error_grid, metrics_table, phenomenon_table
+
+METRICS = {
+    "test_set": {"size": 2000, "seed": 2},
+    "beam4": {"exact_match": 0.9712, "bleu": 97.1},
+    "greedy": {"exact_match": 0.9511, "bleu": 96.0},
+    "two_clauses": {"size": 300, "exact_match": 0.5, "bleu": 80.4},
+    "longer_than_training": {"size": 120, "exact_match": 0.25, "bleu": 70.2},
+}
+
+
+def test_metrics_table_has_one_row_per_evaluation_with_percentages():
+    table = metrics_table(METRICS)
+    assert list(table["sentences"]) == [2000, 2000, 300, 120]
+    assert list(table["exact match"]) == ["97.1%", "95.1%", "50.0%", "25.0%"]
+    assert list(table["BLEU (sacrebleu)"]) == ["97.10", "96.00", "80.40", "70.20"]
+
+
+V2_METRICS = {
+    "test_set": {"size": 3000},
+    "beam4": {"exact_match": 0.97, "bleu": 95.5},
+    "two_clauses": {"size": 300, "exact_match": 0.9},
+    "coreference": {"size": 500, "exact_match": 0.8, "pronoun_right": 0.985},
+    "names_and_digits_copied": 0.995,
+    "per_phenomenon": {
+        "past": {"n": 900, "exact_match": 0.99},
+        "relative_object": {"n": 80, "exact_match": 0.85},
+        "copula": {"n": 700, "exact_match": 0.99},
+    },
+}
+
+
+def test_metrics_table_reads_corpus_v2_scores_without_bleu_where_there_is_none():
+    table = metrics_table(V2_METRICS)
+    assert list(table["exact match"]) == ["97.0%", "90.0%", "80.0%", "98.5%", "99.5%"]
+    assert list(table["BLEU (sacrebleu)"]) == ["95.50", "", "", "", ""]
+    assert list(table["sentences"]) == [3000, 300, 500, 500, 3000]
+
+
+def test_phenomenon_table_puts_the_weakest_construction_first():
+    table = phenomenon_table(V2_METRICS)
+    assert list(table["phenomenon"]) == ["relative_object", "copula", "past"]
+    assert list(table["exact match"]) == [85.0, 99.0, 99.0]
+
+
+def test_open_head_sets_the_attention_tabs_view_with_zero_based_widgets(monkeypatch):
+    state: dict = {}
+    monkeypatch.setattr("ui.model_tab.st.session_state", state)
+    open_head("encoder_self", 5, 3)
+    assert state == {
+        "tab": "Attention",
+        "view": "heatmap",
+        "kind": "encoder_self",
+        "layer": 4,
+        "head": 2,
+    }
+
+
+def test_alignment_error_grid_shows_the_values_on_a_fixed_scale():
+    aer = np.random.default_rng(0).uniform(size=(6, 8)).round(4).tolist()
+    figure = json.loads(alignment_error_grid(aer).to_json())
+    trace = figure["data"][0]
+    z = trace["z"]
+    if isinstance(z, dict):  # plotly's typed-array encoding
+        import base64
+
+        z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(6, 8)
+    np.testing.assert_allclose(np.asarray(z, dtype=float), aer)
+    assert (trace["zmin"], trace["zmax"]) == (0.0, 1.0)
+    assert figure["layout"]["xaxis"]["title"]["text"] == "head"
+
+
+def test_vocabulary_search_is_a_case_insensitive_substring_match(untrained):
+    words = vocabulary_table(untrained, " HUND ")
+    expected = [w for w in untrained.tokenizer.itos if "hund" in w.lower()]
+    assert list(words["word"]) == expected and "Hund" in expected
+    assert len(vocabulary_table(untrained, "")) == len(untrained.tokenizer.itos)
+
+
+def test_architecture_table_counts_the_parameters(untrained):
+    table = dict(architecture_table(untrained).values)
+    assert table["heads h"] == "8" and table["d_k = d_v = d_model / h"] == "64"
+    expected = sum(p.numel() for p in untrained.model.parameters())
+    assert table["parameters"] == f"{expected:,}"
+
+
+@pytest.mark.skipif(
+    not (WEIGHTS_DIR / "en-de.safetensors").exists(), reason="en-de weights not shipped yet"
+)
+def test_the_reference_translation_is_shown_for_the_trained_model():
+    at = AppTest.from_file("../app.py", default_timeout=300)
+    at.query_params["model"] = "en-de"
+    at.query_params["text"] = "the small dog sees the old man ."
+    at.run()
+    assert not at.exception
+    reference = corpus.translate("the small dog sees the old man .").german_text
+    assert reference == "Der kleine Hund sieht den alten Mann."
+    captions = " ".join(c.value for c in at.caption)
+    assert "reference" in captions and "Der kleine Hund sieht den alten Mann" in captions.replace(
+        "\\", ""
+    )
+
+
+@pytest.mark.parametrize(
+    "exact,expected", [(0.96, "en-de"), (0.5, "minilm-l6"), (None, "minilm-l6")]
+)
+def test_the_translator_is_the_default_only_once_it_meets_its_bar(
+    tmp_path, monkeypatch, exact, expected
+):
+    from runtime import registry
+
+    monkeypatch.setattr(registry, "WEIGHTS_DIR", tmp_path)
+    if exact is not None:
+        sidecar = {"sha256": "0", "metrics": {"beam4": {"exact_match": exact, "bleu": 1.0}}}
+        (tmp_path / "en-de.json").write_text(json.dumps(sidecar))
+    assert registry.default_model_name() == expected
+
+
+def test_the_label_smoothing_floor_is_the_loss_of_the_best_possible_prediction():
+    vocab, smoothing = 50, 0.1
+    target = torch.full((vocab,), smoothing / vocab)
+    target[7] += 1 - smoothing
+    # Predicting the smoothed target itself is optimal: cross-entropy = its entropy.
+    best = F.cross_entropy(target.log()[None], torch.tensor([7]), label_smoothing=smoothing)
+    assert smoothed_loss_floor(vocab, smoothing) == pytest.approx(best.item(), rel=1e-5)
+    worse = target.log() + torch.linspace(0, 0.5, vocab)
+    loss = F.cross_entropy(worse[None], torch.tensor([7]), label_smoothing=smoothing)
+    assert loss.item() > smoothed_loss_floor(vocab, smoothing)
+
+
+def test_the_model_tab_draws_the_translators_training_loss_down_to_its_floor():
+    at = AppTest.from_file("../app.py", default_timeout=300)
+    at.query_params["model"] = "en-de"
+    at.query_params["tab"] = "Model"  # only the open tab runs
+    at.run()
+    assert not at.exception
+    figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    (loss,) = [f for f in figures if "training loss" in f["layout"]["title"]["text"]]
+    history = json.loads((WEIGHTS_DIR / "en-de.json").read_text())["training"]["loss_history"]
+    assert list(loss["data"][0]["x"]) == [step for step, _ in history]
+    np.testing.assert_allclose(loss["data"][0]["y"], [value for _, value in history])
+    (floor_line,) = loss["layout"]["shapes"]
+    assert 0.9 < floor_line["y0"] == floor_line["y1"] < min(value for _, value in history)
+    assert loss["layout"]["xaxis"]["title"]["text"] == "training step"
+
+
+def test_a_shared_link_reopens_the_vocabulary_search():
+    at = AppTest.from_file("../app.py", default_timeout=300)
+    at.query_params["model"] = "en-de"
+    at.query_params["tab"] = "Model"
+    at.query_params["vocab_search"] = "dog"
+    at.run()
+    assert not at.exception
+    assert at.text_input(key="vocab_search").value == "dog"
+    (words,) = [t.value["word"].tolist() for t in at.dataframe if "word" in t.value.columns]
+    assert words and all("dog" in word.lower() for word in words)
