@@ -38,6 +38,7 @@ test: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 # Trains the English→German model of configs/en-de.toml on corpus v2, resuming from the

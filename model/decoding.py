@@ -12,11 +12,20 @@ from torch import Tensor
 from .transformer import EncoderDecoder, RunSettings, subsequent_mask
 
 
-def next_token_log_probs(model: EncoderDecoder, memory, src_mask, prefix, settings) -> Tensor:
+def next_token_log_probs(
+    model: EncoderDecoder,
+    memory: Tensor,
+    src_mask: Tensor | None,
+    prefix: Tensor,
+    settings: RunSettings,
+) -> Tensor:
     """Log-probabilities of the next token for every prefix in the batch, [B, vocab]."""
+    if model.generator is None:
+        raise ValueError("an encoder-only model has no decoder")
     tgt_mask = subsequent_mask(prefix.size(1), prefix.device)
     decoded = model.decode(memory, src_mask, prefix, tgt_mask, settings)
-    return model.generator(decoded.output[:, -1])
+    log_probs: Tensor = model.generator(decoded.output[:, -1])
+    return log_probs
 
 
 def greedy_decode(
@@ -41,7 +50,7 @@ def greedy_decode(
 
 def length_penalty(length: int, alpha: float) -> float:
     """Wu et al. (2016), the penalty the paper's beam search uses: ((5 + |Y|) / 6) ** alpha."""
-    return ((5 + length) / 6) ** alpha
+    return float(((5 + length) / 6) ** alpha)  # float ** float is typed Any (it may be complex)
 
 
 def beam_search(

@@ -22,17 +22,20 @@ import math
 import re
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import sacrebleu
 import torch
+from torch import Tensor
 
 from corpus import hand_checked, lexicon
 from corpus.generator import generate
 from corpus.grammar import Example
 
 from .decoding import beam_search, greedy_decode
-from .subword import SubwordTokenizer, piece_alignment, piece_links
+from .subword import PieceLink, SubwordTokenizer, piece_alignment, piece_links
 from .tokenization import BOS_ID, EOS_ID, PAD_ID
 from .transformer import DEFAULT_SETTINGS, EncoderDecoder, padding_mask, subsequent_mask
 from .weights import WEIGHTS_DIR, load_checked_model, write_sidecar
@@ -54,7 +57,9 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def _held_out(n: int, seed: int, keep=lambda ex: True) -> list[Example]:
+def _held_out(
+    n: int, seed: int, keep: Callable[[Example], bool] = lambda ex: True
+) -> list[Example]:
     """`n` generated examples that `keep` accepts (drawn in rounds with seeds from `seed`)."""
     out: list[Example] = []
     round_ = 0
@@ -73,7 +78,9 @@ def _bleu(hypotheses: list[str], references: list[str]) -> float:
     return round(sacrebleu.corpus_bleu(hypotheses, [references]).score, 2)
 
 
-def attention_on_gold(model, tokenizer, example: Example):
+def attention_on_gold(
+    model: EncoderDecoder, tokenizer: SubwordTokenizer, example: Example
+) -> tuple[Tensor, Tensor, list[tuple[int, ...]], list[PieceLink]]:
     """Encoder self-attention [layer, head, en piece, en piece] and cross-attention
     [layer, head, de piece, en piece] on the gold pair (row j produces German piece j), with
     the word alignment and coreference mapped onto pieces."""
@@ -92,7 +99,12 @@ def attention_on_gold(model, tokenizer, example: Example):
     return encoder, cross, alignment, links
 
 
-def head_tables(model, tokenizer, examples: list[Example], coref: list[Example]) -> dict:
+def head_tables(
+    model: EncoderDecoder,
+    tokenizer: SubwordTokenizer,
+    examples: list[Example],
+    coref: list[Example],
+) -> dict[str, Any]:
     """AER of every cross-attention head; the coreference hit rate of every encoder and
     cross-attention head."""
     config = model.config
@@ -121,10 +133,10 @@ def head_tables(model, tokenizer, examples: list[Example], coref: list[Example])
             n += 1
     enc_share, cross_share = enc_hits / max(1, n), cross_hits / max(1, n)
 
-    def table(t):
+    def table(t: Tensor) -> list[list[float]]:
         return [[round(v, 4) for v in row] for row in t.tolist()]
 
-    def best(t, low: bool):
+    def best(t: Tensor, low: bool) -> dict[str, int | float]:
         flat = t.flatten()
         i = int(flat.argmin() if low else flat.argmax())
         return {
@@ -151,7 +163,7 @@ def head_tables(model, tokenizer, examples: list[Example], coref: list[Example])
 
 @torch.inference_mode()
 def evaluate(
-    model,
+    model: EncoderDecoder,
     tokenizer: SubwordTokenizer,
     test_seed: int,
     test_size: int = 3000,
@@ -159,7 +171,7 @@ def evaluate(
     coref_size: int = 500,
     head_size: int = 500,
     hand_size: int | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Every figure of the module docstring; `hand_size` limits the hand-written pairs (tests)."""
     model.eval()
     test = _held_out(test_size, test_seed)
@@ -179,7 +191,7 @@ def evaluate(
     long = _held_out(set_size, test_seed + 2, lambda ex: len(ex.english) > long_from)
     coref = _held_out(coref_size, test_seed + 3, lambda ex: bool(ex.coreference))
 
-    def beam_exact(examples):
+    def beam_exact(examples: list[Example]) -> tuple[list[str], float]:
         hyps = [translate(model, tokenizer, ex.english_text, "beam") for ex in examples]
         return hyps, _exact(hyps, [ex.german_text for ex in examples])
 
@@ -210,7 +222,7 @@ def evaluate(
     ]
     v1 = hand_checked.pairs("v1")[:hand_size]
     v1_hyps = [translate(model, tokenizer, p.english, "beam") for p in v1]
-    metrics = {
+    metrics: dict[str, Any] = {
         "test_set": {"size": len(test), "seed": test_seed, "median_english_words": median},
         "beam4": {"exact_match": _exact(beam, refs), "bleu": _bleu(beam, refs)},
         "greedy": {"exact_match": _exact(greedy, refs), "bleu": _bleu(greedy, refs)},

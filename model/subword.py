@@ -22,8 +22,17 @@ import json
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import (
+    Encoding,
+    Regex,
+    Tokenizer,
+    decoders,
+    models,
+    pre_tokenizers,
+    trainers,
+)
 
 from .tokenization import EOS_ID, SPECIALS, UNK_ID, Tokenized
 
@@ -129,7 +138,7 @@ class SubwordTokenizer:
     def from_json(cls, text: str) -> SubwordTokenizer:
         return cls(Tokenizer.from_str(text))
 
-    def encoding(self, text: str):
+    def encoding(self, text: str) -> Encoding:
         """The `tokenizers` Encoding of the whole `text` (ids, tokens, character offsets)."""
         return self._tokenizer.encode(text, add_special_tokens=False)
 
@@ -155,7 +164,7 @@ class SubwordTokenizer:
     def offsets(self, text: str, max_tokens: int | None = None) -> tuple[tuple[int, int], ...]:
         """Character span of each piece of `encode(text, max_tokens)` in `text`."""
         offsets = self.encoding(text).offsets
-        return tuple(tuple(span) for span in offsets[:max_tokens])
+        return tuple((start, end) for start, end in offsets[:max_tokens])
 
     def encode_words(self, words: Sequence[str]) -> tuple[list[int], list[int]]:
         """Ids of the pieces of the text `join_tokens(words)` writes, and each piece's word."""
@@ -239,6 +248,18 @@ def piece_alignment(
     ]
 
 
+class WordCoreference(Protocol):
+    """A coreference link on words, as `corpus.grammar.Coreference` holds one (model/ reads
+    the corpus only to train and to evaluate, so the shape is spelt out here)."""
+
+    @property
+    def pronoun(self) -> int: ...
+    @property
+    def antecedent(self) -> Sequence[int]: ...
+    @property
+    def german_pronoun(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class PieceLink:
     """A `corpus.grammar.Coreference` on pieces: the source pieces of the English pronoun and
@@ -251,7 +272,9 @@ class PieceLink:
 
 
 def piece_links(
-    src_piece_words: Sequence[int], tgt_piece_words: Sequence[int], coreference: Iterable
+    src_piece_words: Sequence[int],
+    tgt_piece_words: Sequence[int],
+    coreference: Iterable[WordCoreference],
 ) -> list[PieceLink]:
     """Each coreference link (`Example.coreference`) with its word indices replaced by piece
     indices: English pronoun and antecedent as source pieces, German pronoun as target pieces."""

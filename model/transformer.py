@@ -47,7 +47,7 @@ class TransformerConfig:
     layer_norm_eps: float = 1e-5
     pad_id: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.d_model % self.h:
             raise ValueError(f"d_model={self.d_model} is not divisible by h={self.h}")
         if self.activation not in ("relu", "gelu"):
@@ -81,7 +81,7 @@ class RunSettings:
     use_positions: bool = True
     window: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.scale is not None and not (math.isfinite(self.scale) and self.scale > 0):
             raise ValueError(f"the attention scale must be a positive number, got {self.scale}")
         if self.window is not None and (
@@ -100,7 +100,12 @@ class RunSettings:
         return sorted(head for k, lay, head in self.ablate if k == kind and lay == layer)
 
     def attention_mask(
-        self, kind: str, mask: Tensor | None, n_queries: int, n_keys: int, device=None
+        self,
+        kind: str,
+        mask: Tensor | None,
+        n_queries: int,
+        n_keys: int,
+        device: torch.device | None = None,
     ) -> Tensor | None:
         """`mask` (padding or causal, or None) and, for self-attention, the band of `window`."""
         if self.window is None or kind == "cross":
@@ -213,7 +218,8 @@ class PositionwiseFeedForward(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: Tensor) -> Tensor:
-        return self.w_2(self.dropout(self.activation(self.w_1(x))))
+        output: Tensor = self.w_2(self.dropout(self.activation(self.w_1(x))))
+        return output
 
 
 # --- Section 3.4 and 3.5: Embeddings and Positional Encoding -------------------------------------
@@ -228,7 +234,8 @@ class Embeddings(nn.Module):
         self.factor = math.sqrt(d_model) if scale else 1.0
 
     def forward(self, ids: Tensor) -> Tensor:
-        return self.lut(ids) * self.factor
+        vectors: Tensor = self.lut(ids)
+        return vectors * self.factor
 
 
 def sinusoidal_table(max_len: int, d_model: int) -> Tensor:
@@ -245,6 +252,8 @@ def sinusoidal_table(max_len: int, d_model: int) -> Tensor:
 
 class PositionalEncoding(nn.Module):
     """Position information added to the embeddings: fixed sinusoids (paper) or learned vectors."""
+
+    pe: Tensor  # the sinusoid table, a buffer (register_buffer below): not in the state dict
 
     def __init__(self, d_model: int, max_len: int, learned: bool = False):
         super().__init__()
@@ -281,7 +290,7 @@ class InputEmbedding(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, ids: Tensor, settings: RunSettings) -> Tensor:
-        x = self.tokens(ids)
+        x: Tensor = self.tokens(ids)
         # Token types before positions: BERT's order of the sums, so its weights give its
         # numbers bit for bit (float addition is not associative).
         if self.token_types is not None:
@@ -290,7 +299,8 @@ class InputEmbedding(nn.Module):
             x = x + self.positions(ids.size(1))
         if self.norm is not None:
             x = self.norm(x)
-        return self.dropout(x)
+        embedded: Tensor = self.dropout(x)
+        return embedded
 
 
 # --- Section 3.1: Encoder and Decoder Stacks -----------------------------------------------------
@@ -305,7 +315,8 @@ class SublayerConnection(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: Tensor, sublayer_output: Tensor) -> Tensor:
-        return self.norm(x + self.dropout(sublayer_output))
+        normed: Tensor = self.norm(x + self.dropout(sublayer_output))
+        return normed
 
 
 class EncoderLayer(nn.Module):
@@ -320,7 +331,13 @@ class EncoderLayer(nn.Module):
             SublayerConnection(c.d_model, c.dropout, c.layer_norm_eps) for _ in range(2)
         )
 
-    def forward(self, x: Tensor, mask: Tensor, settings: RunSettings, weights_out=None):
+    def forward(
+        self,
+        x: Tensor,
+        mask: Tensor | None,
+        settings: RunSettings,
+        weights_out: Tensor | None = None,
+    ) -> tuple[Tensor, AttentionRecord]:
         attended, record = self.self_attn(x, x, x, mask, settings, weights_out)
         x = self.sublayer[0](x, attended)
         return self.sublayer[1](x, self.feed_forward(x)), record
@@ -340,8 +357,14 @@ class DecoderLayer(nn.Module):
         )
 
     def forward(
-        self, x, memory, src_mask, tgt_mask, settings: RunSettings, weights_out=(None, None)
-    ):
+        self,
+        x: Tensor,
+        memory: Tensor,
+        src_mask: Tensor | None,
+        tgt_mask: Tensor | None,
+        settings: RunSettings,
+        weights_out: tuple[Tensor | None, Tensor | None] = (None, None),
+    ) -> tuple[Tensor, AttentionRecord, AttentionRecord]:
         self_out, cross_out = weights_out
         attended, self_record = self.self_attn(x, x, x, tgt_mask, settings, self_out)
         x = self.sublayer[0](x, attended)
@@ -386,12 +409,14 @@ class Encoder(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
+        self.h = config.h
         self.layers = nn.ModuleList(EncoderLayer(i, config) for i in range(config.N))
 
-    def forward(self, x: Tensor, mask: Tensor, settings: RunSettings) -> EncoderOutput:
-        records, hidden = [], [x]
-        h, length = self.layers[0].self_attn.h, x.size(1)
-        weights = weight_stack(len(self.layers), x, length, length, h)
+    def forward(self, x: Tensor, mask: Tensor | None, settings: RunSettings) -> EncoderOutput:
+        records: list[AttentionRecord] = []
+        hidden = [x]
+        length = x.size(1)
+        weights = weight_stack(len(self.layers), x, length, length, self.h)
         for i, layer in enumerate(self.layers):
             x, record = layer(x, mask, settings, None if weights is None else weights[i])
             records.append(record)
@@ -404,15 +429,26 @@ class Decoder(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
+        self.h = config.h
         self.layers = nn.ModuleList(DecoderLayer(i, config) for i in range(config.N))
 
-    def forward(self, x, memory, src_mask, tgt_mask, settings: RunSettings) -> DecoderOutput:
-        self_records, cross_records = [], []
-        n, h, length = len(self.layers), self.layers[0].self_attn.h, x.size(1)
-        self_weights = weight_stack(n, x, length, length, h)
-        cross_weights = weight_stack(n, x, length, memory.size(1), h)
+    def forward(
+        self,
+        x: Tensor,
+        memory: Tensor,
+        src_mask: Tensor | None,
+        tgt_mask: Tensor | None,
+        settings: RunSettings,
+    ) -> DecoderOutput:
+        self_records: list[AttentionRecord] = []
+        cross_records: list[AttentionRecord] = []
+        n, length = len(self.layers), x.size(1)
+        self_weights = weight_stack(n, x, length, length, self.h)
+        cross_weights = weight_stack(n, x, length, memory.size(1), self.h)
         for i, layer in enumerate(self.layers):
-            outs = (None, None) if self_weights is None else (self_weights[i], cross_weights[i])
+            outs: tuple[Tensor | None, Tensor | None] = (None, None)
+            if self_weights is not None and cross_weights is not None:  # both, or neither
+                outs = (self_weights[i], cross_weights[i])
             x, self_record, cross_record = layer(x, memory, src_mask, tgt_mask, settings, outs)
             self_records.append(self_record)
             cross_records.append(cross_record)
@@ -435,12 +471,14 @@ def padding_mask(ids: Tensor, pad_id: int) -> Tensor:
     return (ids != pad_id).unsqueeze(-2)
 
 
-def subsequent_mask(size: int, device=None) -> Tensor:
+def subsequent_mask(size: int, device: torch.device | None = None) -> Tensor:
     """[1, T, T]: position i may attend to positions <= i only (Section 3.2.3)."""
     return torch.tril(torch.ones(size, size, dtype=torch.bool, device=device)).unsqueeze(0)
 
 
-def band_mask(n_queries: int, n_keys: int, window: int, device=None) -> Tensor:
+def band_mask(
+    n_queries: int, n_keys: int, window: int, device: torch.device | None = None
+) -> Tensor:
     """[1, q, k]: query i may attend to key j only when |i - j| <= window (Section 4, restricted
     self-attention with a neighbourhood of size r = window around each position)."""
     i = torch.arange(n_queries, device=device).unsqueeze(1)
@@ -456,7 +494,9 @@ class EncoderDecoder(nn.Module):
         self.config = config
         self.src_embed = InputEmbedding(config.src_vocab, config)
         self.encoder = Encoder(config)
-        self.tgt_embed = self.decoder = self.generator = None
+        self.tgt_embed: InputEmbedding | None = None
+        self.decoder: Decoder | None = None
+        self.generator: Generator | None = None
         if config.is_encoder_decoder:
             self.tgt_embed = InputEmbedding(config.tgt_vocab, config)
             self.decoder = Decoder(config)
@@ -467,13 +507,35 @@ class EncoderDecoder(nn.Module):
                 self.tgt_embed.tokens.lut.weight = self.src_embed.tokens.lut.weight
                 self.generator.proj.weight = self.src_embed.tokens.lut.weight
 
-    def encode(self, src: Tensor, src_mask: Tensor, settings: RunSettings = DEFAULT_SETTINGS):
-        return self.encoder(self.src_embed(src, settings), src_mask, settings)
+    def encode(
+        self, src: Tensor, src_mask: Tensor | None, settings: RunSettings = DEFAULT_SETTINGS
+    ) -> EncoderOutput:
+        encoded: EncoderOutput = self.encoder(self.src_embed(src, settings), src_mask, settings)
+        return encoded
 
-    def decode(self, memory, src_mask, tgt, tgt_mask, settings: RunSettings = DEFAULT_SETTINGS):
-        return self.decoder(self.tgt_embed(tgt, settings), memory, src_mask, tgt_mask, settings)
+    def decode(
+        self,
+        memory: Tensor,
+        src_mask: Tensor | None,
+        tgt: Tensor,
+        tgt_mask: Tensor | None,
+        settings: RunSettings = DEFAULT_SETTINGS,
+    ) -> DecoderOutput:
+        if self.tgt_embed is None or self.decoder is None:
+            raise ValueError("an encoder-only model has no decoder")
+        decoded: DecoderOutput = self.decoder(
+            self.tgt_embed(tgt, settings), memory, src_mask, tgt_mask, settings
+        )
+        return decoded
 
-    def forward(self, src, tgt, src_mask, tgt_mask, settings: RunSettings = DEFAULT_SETTINGS):
+    def forward(
+        self,
+        src: Tensor,
+        tgt: Tensor,
+        src_mask: Tensor | None,
+        tgt_mask: Tensor | None,
+        settings: RunSettings = DEFAULT_SETTINGS,
+    ) -> DecoderOutput:
         encoded = self.encode(src, src_mask, settings)
         return self.decode(encoded.memory, src_mask, tgt, tgt_mask, settings)
 

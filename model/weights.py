@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
@@ -31,7 +32,7 @@ def sidecar_path(weights_path: Path) -> Path:
     return weights_path.with_suffix(".json")
 
 
-def save_weights(state_dict: dict[str, torch.Tensor], path: Path, sidecar: dict) -> None:
+def save_weights(state_dict: dict[str, torch.Tensor], path: Path, sidecar: dict[str, Any]) -> None:
     """Write the tensors (fp16) and a sidecar holding `sidecar` plus the file's sha256."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -40,20 +41,21 @@ def save_weights(state_dict: dict[str, torch.Tensor], path: Path, sidecar: dict)
     write_sidecar(path, dict(sidecar, sha256=sha256_of(path), file=path.name))
 
 
-def write_sidecar(weights_path: Path, record: dict) -> None:
+def write_sidecar(weights_path: Path, record: dict[str, Any]) -> None:
     sidecar_path(Path(weights_path)).write_text(
         json.dumps(record, indent=1, ensure_ascii=False) + "\n"
     )
 
 
-def read_sidecar(path: Path) -> dict:
+def read_sidecar(path: Path) -> dict[str, Any]:
     side = sidecar_path(Path(path))
     if not side.exists():
         raise WeightsError(f"the sidecar {side.name} is missing")
     try:
-        return json.loads(side.read_text())
+        sidecar: dict[str, Any] = json.loads(side.read_text())
     except json.JSONDecodeError as err:
         raise WeightsError(f"the sidecar {side.name} is not valid JSON ({err})") from None
+    return sidecar
 
 
 def load_weights(path: Path, expected_sha256: str) -> dict[str, torch.Tensor]:
@@ -74,7 +76,7 @@ def load_weights(path: Path, expected_sha256: str) -> dict[str, torch.Tensor]:
     return {k: v.float() for k, v in tensors.items()}
 
 
-def load_checked_model(path: Path) -> tuple[EncoderDecoder, dict]:
+def load_checked_model(path: Path) -> tuple[EncoderDecoder, dict[str, Any]]:
     """The network saved at `path` (its config and tensors from the sidecar and the safetensors
     file, the file checked against the sidecar's sha256) and the sidecar itself.
 

@@ -5,18 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import NoReturn
 
 from model.transformer import RunSettings
 from model.weights import WeightsError
 
-from .registry import MODELS, ModelUnavailable, load
+from .loaded import ModelUnavailable
+from .registry import MODELS, load
 from .trace import DECODING_METHODS, InputError, run
 
 
 class OneLineParser(argparse.ArgumentParser):
     """Bad arguments get one line on stderr, not a usage block."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"error: {message} (see --help)\n")
 
 

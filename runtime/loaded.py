@@ -6,10 +6,10 @@ apart from both and neither imports the other's module to get it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Protocol
+from typing import Any, Protocol
 
 import torch
 
@@ -27,8 +27,8 @@ class ModelTokenizer(Protocol):
     """What the app asks of a model's tokenizer (word-level, BPE or WordPiece)."""
 
     def encode(self, text: str, max_tokens: int) -> Tokenized: ...
-    def tokens(self, ids) -> list[str]: ...
-    def decode(self, ids) -> str: ...
+    def tokens(self, ids: Iterable[int]) -> list[str]: ...
+    def decode(self, ids: Iterable[int]) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class LoadedModel:
     device: torch.device
     max_source_tokens: int
     special_tokens: frozenset[str] = frozenset()
-    info: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    info: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     # what the model's corpus knows about a typed text (reference translation, gold links)
     reference: Callable[[str], Reference | None] | None = None
     # what a reader must know to read this model's output (shown beside it)

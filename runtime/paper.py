@@ -13,13 +13,16 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import torch
 
 from model.transformer import (
     DEFAULT_SETTINGS,
+    DecoderLayer,
     EncoderDecoder,
+    EncoderLayer,
     MultiHeadedAttention,
     attention,
 )
@@ -29,14 +32,16 @@ from model.transformer import (
 
 def attention_module(model: EncoderDecoder, kind: str, layer: int) -> MultiHeadedAttention:
     """The MultiHeadedAttention of `kind` ("encoder_self", "decoder_self", "cross") in `layer`."""
+    # nn.ModuleList holds plain Modules for the type checker; the stacks hold only these layers.
     if kind == "encoder_self":
-        return model.encoder.layers[layer].self_attn
+        return cast(EncoderLayer, model.encoder.layers[layer]).self_attn
     if model.decoder is None:
         raise ValueError(f"an encoder-only model has no {kind} attention")
+    decoder_layer = cast(DecoderLayer, model.decoder.layers[layer])
     if kind == "decoder_self":
-        return model.decoder.layers[layer].self_attn
+        return decoder_layer.self_attn
     if kind == "cross":
-        return model.decoder.layers[layer].src_attn
+        return decoder_layer.src_attn
     raise ValueError(f"unknown attention kind {kind!r}")
 
 
@@ -70,6 +75,7 @@ def path_lengths(n: int, window: int | None, causal: bool = False) -> np.ndarray
     i = np.arange(n)[:, None]
     j = np.arange(n)[None, :]
     distance = np.abs(i - j).astype(np.float64)
+    layers: np.ndarray
     if window is None:
         layers = np.minimum(distance, 1.0)
     else:
@@ -146,7 +152,8 @@ class SublayerTimings:
 
     def ratio(self, part: str = "attention") -> np.ndarray:
         """Median time of `part` over the feed-forward sub-layer's, per length."""
-        return np.asarray(self.medians_ms[part]) / np.asarray(self.medians_ms["ffn"])
+        ratio: np.ndarray = np.asarray(self.medians_ms[part]) / np.asarray(self.medians_ms["ffn"])
+        return ratio
 
 
 def timing_lengths(h: int, lengths: Sequence[int] = TIMING_LENGTHS) -> tuple[int, ...]:
@@ -167,7 +174,7 @@ def time_sublayers(
     one after another (interleaved, so a busy moment of a shared machine hits all of them), and
     the median of each part is kept. Table 1's "complexity per layer" is what is measured.
     """
-    layer = model.encoder.layers[0]
+    layer = cast(EncoderLayer, model.encoder.layers[0])  # a ModuleList of EncoderLayers
     mha, ffn = layer.self_attn, layer.feed_forward
     config = model.config
     device = next(model.parameters()).device
@@ -179,7 +186,8 @@ def time_sublayers(
         for n in kept:
             x = torch.randn(1, n, config.d_model, generator=generator).to(device)
             q, k, v = (mha.split_heads(linear(x)) for linear in (mha.w_q, mha.w_k, mha.w_v))
-            parts: dict[str, Callable[[], object]] = {
+            # Each default argument binds this round's tensors, so the calls take optional ones.
+            parts: dict[str, Callable[..., object]] = {
                 "eq1": lambda q=q, k=k, v=v: attention(q, k, v),
                 "projections": lambda x=x: (mha.w_q(x), mha.w_k(x), mha.w_v(x), mha.w_o(x)),
                 "attention": lambda x=x: mha(x, x, x, None, DEFAULT_SETTINGS),

@@ -13,12 +13,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
 import torch
 from safetensors.torch import load_file
+from tokenizers import Encoding, Tokenizer
 
 from model.tokenization import Tokenized
 from model.transformer import EncoderDecoder, TransformerConfig
@@ -215,15 +217,13 @@ class WordPieceTokenizer:
     """
 
     def __init__(self, tokenizer_path: Path, max_length: int = MAX_POSITIONS):
-        from tokenizers import Tokenizer
-
         self._json = Path(tokenizer_path).read_text(encoding="utf-8")
         self._make = Tokenizer.from_str
         self.max_length = max_length
         self._whole = self._make(self._json)
         self._whole.no_padding()
         self._whole.no_truncation()
-        self._cutting: dict[int, object] = {}
+        self._cutting: dict[int, Tokenizer] = {}
         self._lock = threading.Lock()
         self.pad_id = self._whole.token_to_id("[PAD]")
         self.cls_id = self._whole.token_to_id("[CLS]")
@@ -232,7 +232,7 @@ class WordPieceTokenizer:
     def __len__(self) -> int:
         return self._whole.get_vocab_size()
 
-    def _cutter(self, limit: int):
+    def _cutter(self, limit: int) -> Tokenizer:
         with self._lock:
             if limit not in self._cutting:
                 tokenizer = self._make(self._json)
@@ -247,7 +247,7 @@ class WordPieceTokenizer:
             raise ValueError(f"max_tokens must leave room for [CLS] and [SEP], got {max_tokens}")
         return limit
 
-    def encoding(self, text: str, max_tokens: int = MAX_POSITIONS):
+    def encoding(self, text: str, max_tokens: int = MAX_POSITIONS) -> tuple[Encoding, int]:
         """The `tokenizers` Encoding (ids, tokens, offsets, …) and the untruncated length."""
         limit = self.limit(max_tokens)
         whole = self._whole.encode(text)
@@ -266,12 +266,18 @@ class WordPieceTokenizer:
 
     def offsets(self, text: str, max_tokens: int = MAX_POSITIONS) -> tuple[tuple[int, int], ...]:
         """Character span of each token in `text`; (0, 0) for [CLS] and [SEP]."""
-        return tuple(tuple(span) for span in self.encoding(text, max_tokens)[0].offsets)
+        return tuple((start, end) for start, end in self.encoding(text, max_tokens)[0].offsets)
 
-    def tokens(self, ids) -> list[str]:
-        return [self._whole.id_to_token(int(i)) for i in ids]
+    def tokens(self, ids: Iterable[int]) -> list[str]:
+        return [self._token(int(i)) for i in ids]
 
-    def decode(self, ids) -> str:
+    def _token(self, token_id: int) -> str:
+        token = self._whole.id_to_token(token_id)
+        if token is None:  # like the other tokenizers' IndexError: an id the model never makes
+            raise IndexError(f"{token_id} is not an id of the WordPiece vocabulary")
+        return token
+
+    def decode(self, ids: Iterable[int]) -> str:
         return self._whole.decode([int(i) for i in ids], skip_special_tokens=True)
 
 

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from model.tokenization import WordTokenizer
 from model.transformer import sinusoidal_table
 
-from .registry import LoadedModel
+from .loaded import LoadedModel
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,8 @@ def position_table(loaded: LoadedModel, n_positions: int) -> np.ndarray:
     if config.positions == "sinusoidal":
         return sinusoidal_table(n_positions, config.d_model).numpy()
     with torch.inference_mode():
-        return loaded.model.src_embed.positions(n_positions).float().cpu().numpy()
+        positions: torch.Tensor = loaded.model.src_embed.positions(n_positions)
+        return positions.float().cpu().numpy()
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,8 @@ def _word_groups(loaded: LoadedModel, text: str) -> tuple[list[list[int]], list[
     tokens = tokenizer.encode(text, loaded.max_source_tokens).tokens
     if hasattr(tokenizer, "offsets"):
         offsets = tokenizer.offsets(text, loaded.max_source_tokens)
-        groups, words = [], []
+        groups: list[list[int]] = []
+        words: list[str] = []
         for index, token in enumerate(tokens):
             if token in loaded.special_tokens:
                 continue
@@ -108,6 +111,8 @@ def _word_groups(loaded: LoadedModel, text: str) -> tuple[list[list[int]], list[
         for group in groups:
             words.append(text[offsets[group[0]][0] : offsets[group[-1]][1]])
         return groups, words
+    # Without offsets the tokenizer is word-level: one token a word.
+    assert isinstance(tokenizer, WordTokenizer), type(tokenizer).__name__
     words = tokenizer.split(text)[: len(tokens)]
     return [[i] for i in range(len(tokens))], words
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -22,7 +23,7 @@ from model.tokenization import BOS_ID, EOS_ID
 from model.transformer import DEFAULT_SETTINGS, AttentionRecord, RunSettings, subsequent_mask
 
 if TYPE_CHECKING:
-    from .registry import LoadedModel
+    from .loaded import LoadedModel
 
 DECODING_METHODS = ("greedy", "beam")
 MAX_OUTPUT_TOKENS = 64  # bounds the decoder's work for one request on a shared server
@@ -54,9 +55,11 @@ def _stack(records: list[AttentionRecord], field_name: str) -> np.ndarray:
     return _frozen(torch.stack(tensors).float().cpu().numpy())
 
 
-def _weights(stack: Tensor) -> np.ndarray:
+def _weights(stack: Tensor | None) -> np.ndarray:
     """The model's [layer, 1, h, n, m] weight stack as a read-only [layer, h, n, m] array: a view
     of what the softmax wrote (no copy on the CPU)."""
+    if stack is None:  # the stack is kept only without autograd, as run() calls the model
+        raise RuntimeError("the model kept no attention weights: run it under inference mode")
     return _frozen(stack[:, 0].float().cpu().numpy())
 
 
@@ -76,16 +79,17 @@ class Trace:
     source_tokens: tuple[str, ...]
     target_tokens: tuple[str, ...]
     output: str
-    attention: MappingProxyType  # kind -> [layer, head, query, key]
-    queries: MappingProxyType  # kind -> [layer, head, query, d_k]
-    keys: MappingProxyType  # kind -> [layer, head, key, d_k]
+    attention: MappingProxyType[str, np.ndarray]  # kind -> [layer, head, query, key]
+    queries: MappingProxyType[str, np.ndarray]  # kind -> [layer, head, query, d_k]
+    keys: MappingProxyType[str, np.ndarray]  # kind -> [layer, head, key, d_k]
     encoder_hidden_states: np.ndarray  # [N + 1, source, d_model]: input embedding, then each layer
     steps: tuple[DecodingStep, ...] = ()
     decoding: str | None = None
     unknown_words: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()
-    timings_ms: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
-    values: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))  # like keys
+    timings_ms: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    # kind -> [layer, head, key, d_k], like keys
+    values: MappingProxyType[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -102,11 +106,11 @@ class Trace:
 
     @property
     def n_layers(self) -> int:
-        return next(iter(self.attention.values())).shape[0]
+        return int(next(iter(self.attention.values())).shape[0])
 
     @property
     def n_heads(self) -> int:
-        return next(iter(self.attention.values())).shape[1]
+        return int(next(iter(self.attention.values())).shape[1])
 
     def axis_tokens(self, kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(query tokens, key tokens) of an attention kind."""
@@ -116,7 +120,7 @@ class Trace:
             return self.target_tokens, self.target_tokens
         return self.target_tokens, self.source_tokens
 
-    def to_json_dict(self) -> dict:
+    def to_json_dict(self) -> dict[str, Any]:
         """The command line's stable JSON format."""
         return {
             "model": self.model,
@@ -129,10 +133,10 @@ class Trace:
         }
 
 
-def suggestions(loaded: LoadedModel, words) -> dict[str, list[str]]:
+def suggestions(loaded: LoadedModel, words: Iterable[str]) -> dict[str, list[str]]:
     """For each word the vocabulary lacks, the known words nearest to it (word-level
     vocabularies only: a sub-word vocabulary has no unknown words to suggest for)."""
-    nearest = getattr(loaded.tokenizer, "nearest", lambda word: [])
+    nearest: Callable[[str], list[str]] = getattr(loaded.tokenizer, "nearest", lambda word: [])
     return {word: nearest(word) for word in words}
 
 
@@ -181,7 +185,7 @@ def run(
             "Not in the model's vocabulary (read as <unk>), so the output is built without "
             "them: " + ", ".join(words)
         )
-    timings = {}
+    timings: dict[str, float] = {}
     config = model.config
     src = torch.tensor([tokenized.ids], device=device)
     src_mask = None  # one sentence, no padding: every key is real, and no mask is cheaper
@@ -194,8 +198,10 @@ def run(
         keys = {"encoder_self": _stack(encoded.attention, "keys")}
         values = {"encoder_self": _stack(encoded.attention, "values")}
         hidden = _frozen(torch.stack([h[0] for h in encoded.hidden_states]).float().cpu().numpy())
-        target_tokens, output, steps = (), "", ()
-        if config.is_encoder_decoder:
+        target_tokens: tuple[str, ...] = ()
+        output = ""
+        steps: tuple[DecodingStep, ...] = ()
+        if config.is_encoder_decoder and model.generator is not None:
             started = time.perf_counter()
             decode = greedy_decode if decoding == "greedy" else beam_search
             extra = {"beam_size": beam_size} if decoding == "beam" else {}
@@ -253,7 +259,9 @@ def run(
     )
 
 
-def _step(loaded, query_token, token, token_id, log_probs) -> DecodingStep:
+def _step(
+    loaded: LoadedModel, query_token: str, token: str, token_id: int, log_probs: Tensor
+) -> DecodingStep:
     probs = log_probs.exp()
     top = probs.topk(TOP_ALTERNATIVES)
     alternatives = tuple(
