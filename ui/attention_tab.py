@@ -16,7 +16,6 @@ from viz.attention import (
     OVERVIEW_MAX_TOKENS,
     clicked_head,
     coreference_cells,
-    head_label,
     heatmap,
     overview,
     row_names,
@@ -26,12 +25,13 @@ from viz.breakdown import breakdown_figure, breakdown_table
 from viz.decoding import alternatives_figure, gold_alignment, step_figure, step_title
 from viz.find_head import MaskedKeyError, rank_heads, ranking_grid
 from viz.links import MAX_LINES, MAX_TOKENS, MIN_WEIGHT, links_figure, select_links
-from viz.style import KIND_LABELS, fit_title
+from viz.style import fit_title
 
-from . import state
+from . import controls, state
+from .controls import HEAD_MEAN
 from .text import escape_markdown
+from .url import UrlKey, parse_bool, parse_int_list
 
-HEAD_MEAN = -1  # the "mean over heads" choice in the head selector
 FIGURE_SHARE = 0.8  # of the page's width: the figure's column, beside the explanation
 ALL_TOKENS = "all"  # the token-links focus that shows every token's lines
 
@@ -43,6 +43,15 @@ VIEWS = {
     "breakdown": "Query–key breakdown",
     "decoding": "Decoding step by step",
 }
+
+VIEW = UrlKey("view")
+STRETCH = UrlKey("stretch", parse_bool)
+HIDE_SPECIAL = UrlKey("hide_special", parse_bool)
+QUERY = UrlKey("query", int)  # a position, not a word: tokens repeat ("the … the")
+KEY_TOKEN = UrlKey("key_token", int)
+HEADS = UrlKey("heads", parse_int_list)
+FOCUS = UrlKey("focus")
+STEP = UrlKey("step", int)
 
 EXPLANATIONS = {
     "heatmap": """**What am I looking at?** One attention head as a table of weights. Each row is
@@ -106,84 +115,43 @@ def available_views(kinds) -> list[str]:
     return [v for v in VIEWS if v != "decoding" or "cross" in kinds]
 
 
-def render(ctx: state.ViewContext) -> list[str]:
-    """Draw the tab; returns the session keys it mirrors in the URL."""
+def render(ctx: state.ViewContext) -> None:
     trace = ctx.trace
     kinds = list(trace.kinds)
     views = available_views(kinds)
-    state.url_value("view", "heatmap", valid=lambda v: v in views)
-    state.url_value("kind", kinds[0], valid=lambda v: v in kinds)
-    state.url_value("layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
-    state.url_value("head", 0, int, valid=lambda v: v == HEAD_MEAN or 0 <= v < trace.n_heads)
-    state.url_value("stretch", False, state.parse_bool)
-    state.url_value("hide_special", False, state.parse_bool)
+    VIEW.seed("heatmap", valid=lambda v: v in views)
+    # Kept in the URL for the views that do not draw them (the overview has no layer).
+    controls.seed_kind(controls.KIND, kinds)
+    controls.seed_layer(controls.LAYER, trace.n_layers)
+    controls.seed_head(controls.HEAD, trace.n_heads, mean=True)
+    STRETCH.seed(False)
+    HIDE_SPECIAL.seed(False)
     view = st.radio(
         "View",
         views,
         format_func=VIEWS.get,
         horizontal=True,
-        key="view",
+        key=VIEW.name,
         label_visibility="collapsed",
     )
-    keys = ["view", "kind", "layer", "head", "stretch", "hide_special"]
     figure_column, text_column = st.columns([FIGURE_SHARE, 1 - FIGURE_SHARE])
     with figure_column:
-        keys += _DRAW[view](ctx)
+        _DRAW[view](ctx)
     with text_column:
         st.markdown((SHORT_EXPLANATIONS if ctx.presentation else EXPLANATIONS)[view])
-        if st.session_state["kind"] != "encoder_self" and view in (
+        if controls.KIND.current() != "encoder_self" and view in (
             "heatmap",
             "overview",
             "find",
             "links",
         ):
             st.markdown(DECODER_ROWS)
-    return keys
-
-
-def controls(
-    ctx: state.ViewContext,
-    kind_choice: bool = True,
-    head_choice: str = "one",
-    layer_choice: bool = True,
-):
-    """Kind, layer and head selectors; head_choice is "one", "one_or_mean" or "none". Views of
-    every layer at once have no layer choice (layer_choice=False): the layer is then None."""
-    trace = ctx.trace
-    columns = st.columns([2, 3, 2])
-    kind = "cross"
-    if kind_choice:
-        kind = columns[0].selectbox(
-            "Attention kind", list(trace.kinds), format_func=KIND_LABELS.get, key="kind"
-        )
-    layer = None
-    if layer_choice:
-        layer = columns[1].select_slider(
-            "Layer",
-            options=list(range(trace.n_layers)),
-            format_func=lambda i: str(i + 1),
-            key="layer",
-        )
-    head = None
-    if head_choice != "none":
-        options = list(range(trace.n_heads))
-        if head_choice == "one_or_mean":
-            options.insert(0, HEAD_MEAN)
-        elif st.session_state["head"] == HEAD_MEAN:
-            st.session_state["head"] = 0  # this view needs a single head
-        head = columns[2].selectbox(
-            "Head",
-            options,
-            format_func=lambda h: head_label(None if h == HEAD_MEAN else h),
-            key="head",
-        )
-    return kind, layer, head
 
 
 def _stretch_control(ctx: state.ViewContext) -> bool:
     if ctx.presentation:  # a secondary control: kept as the URL set it, not shown
-        return bool(st.session_state["stretch"])
-    return st.toggle("Stretch colours to this figure's largest weight", key="stretch")
+        return bool(STRETCH.current())
+    return st.toggle("Stretch colours to this figure's largest weight", key=STRETCH.name)
 
 
 def _chart(
@@ -230,13 +198,13 @@ def _hidden_tokens(ctx: state.ViewContext, kind: str) -> frozenset[str]:
         return frozenset()
     hide = st.toggle(
         f"Hide {', '.join(specials)} (the other weights of each row are renormalised)",
-        key="hide_special",
+        key=HIDE_SPECIAL.name,
     )
     return frozenset(specials) if hide else frozenset()
 
 
-def _draw_heatmap(ctx: state.ViewContext) -> list[str]:
-    kind, layer, head = controls(ctx, head_choice="one_or_mean")
+def _draw_heatmap(ctx: state.ViewContext) -> None:
+    kind, layer, head = controls.head_row(ctx.trace, head_choice="one_or_mean")
     stretch = _stretch_control(ctx)
     hidden = _hidden_tokens(ctx, kind)
     one_head = None if head == HEAD_MEAN else head
@@ -264,7 +232,6 @@ def _draw_heatmap(ctx: state.ViewContext) -> list[str]:
         _coreference_note(ctx, kind, reference, marks)
     heads = range(ctx.trace.n_heads) if one_head is None else [one_head]
     _downloads(ctx, name, kind, [layer], heads)
-    return []
 
 
 def _focus_row(kind: str, row: int) -> None:
@@ -312,14 +279,14 @@ def _open_chosen_row(table_key: str, kind: str, ranking) -> None:
 def _csv_layers(ctx: state.ViewContext, kind: str):
     """The layers a download of every head holds: all, unless the CSV would be too large."""
     if ctx.trace.attention[kind].size > export.TRACE_JSON_MAX_WEIGHTS:
-        return [st.session_state["layer"]]  # the current layer
+        return [controls.LAYER.current()]  # the current layer
     return range(ctx.trace.n_layers)
 
 
-def _draw_overview(ctx: state.ViewContext) -> list[str]:
+def _draw_overview(ctx: state.ViewContext) -> None:
     trace = ctx.trace
     # Every layer is drawn: a layer slider here would choose nothing, so there is none.
-    kind, _, _ = controls(ctx, head_choice="none", layer_choice=False)
+    kind, _, _ = controls.head_row(ctx.trace, head_choice="none", layer_choice=False)
     stretch = _stretch_control(ctx)
     fig = overview(trace, kind, stretch, ctx.presentation)
     name = f"{ctx.name}-{kind}-all-heads"
@@ -342,36 +309,34 @@ def _draw_overview(ctx: state.ViewContext) -> list[str]:
     if kind == "decoder_self":
         st.caption(MASKED_EXPLANATION)
     _downloads(ctx, name, kind, _csv_layers(ctx, kind), range(trace.n_heads))
-    return []
 
 
-def _draw_find(ctx: state.ViewContext) -> list[str]:
+def _draw_find(ctx: state.ViewContext) -> None:
     """Every head ranked by the weight from one query token to one key token."""
     trace = ctx.trace
-    kind, _, _ = controls(ctx, head_choice="none", layer_choice=False)
+    kind, _, _ = controls.head_row(ctx.trace, head_choice="none", layer_choice=False)
     queries, keys = trace.axis_tokens(kind)
     names = row_names(trace, kind)
-    # Positions, not words: tokens repeat ("the … the").
-    state.url_value("query", 0, int, valid=lambda q: 0 <= q < len(queries))
-    state.url_value("key_token", 0, int, valid=lambda k: 0 <= k < len(keys))
+    QUERY.seed(0, valid=lambda q: 0 <= q < len(queries))
+    KEY_TOKEN.seed(0, valid=lambda k: 0 <= k < len(keys))
     columns = st.columns(2)
     query = columns[0].selectbox(
         "Query token (the row that reads)",
         range(len(queries)),
         format_func=lambda i: f"{i + 1}: {names[i]}",
-        key="query",
+        key=QUERY.name,
     )
     key = columns[1].selectbox(
         "Key token (the token read)",
         range(len(keys)),
         format_func=lambda j: f"{j + 1}: '{keys[j]}'",
-        key="key_token",
+        key=KEY_TOKEN.name,
     )
     try:
         ranking = rank_heads(trace.attention[kind], kind, query, key)
     except MaskedKeyError as err:
         st.info(str(err))
-        return ["query", "key_token"]
+        return
     fig = ranking_grid(ranking, kind, row_tokens(trace, kind)[query], keys[key], ctx.presentation)
     name = f"{ctx.name}-{kind}-query{query + 1}-key{key + 1}-every-head"
     _chart(
@@ -406,7 +371,6 @@ def _draw_find(ctx: state.ViewContext) -> list[str]:
     )
     st.caption("Click a cell of the grid or a row of the table to open that head.")
     _downloads(ctx, name, kind, _csv_layers(ctx, kind), range(trace.n_heads))
-    return ["query", "key_token"]
 
 
 def _focus_options(trace, kind: str) -> list[str]:
@@ -418,25 +382,20 @@ def _focus_options(trace, kind: str) -> list[str]:
     )
 
 
-def _draw_links(ctx: state.ViewContext) -> list[str]:
+def _draw_links(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    kind, layer, _ = controls(ctx, head_choice="none")
+    kind, layer, _ = controls.head_row(ctx.trace, head_choice="none")
     all_heads = list(range(trace.n_heads))
-    state.url_value(
-        "heads",
-        all_heads,
-        state.parse_int_list,
-        valid=lambda hs: all(0 <= h < trace.n_heads for h in hs),
-    )
+    HEADS.seed(all_heads, valid=lambda hs: all(0 <= h < trace.n_heads for h in hs))
     focus_options = _focus_options(trace, kind)
-    state.url_value("focus", ALL_TOKENS, valid=lambda f: f in focus_options)
+    FOCUS.seed(ALL_TOKENS, valid=lambda f: f in focus_options)
     queries, keys = trace.axis_tokens(kind)
     columns = st.columns([3, 2])
     heads = columns[0].multiselect(
         "Heads (one colour each)",
         all_heads,
         format_func=lambda h: f"head {h + 1}",
-        key="heads",
+        key=HEADS.name,
     )
     focus_key = columns[1].selectbox(
         "Token",
@@ -450,7 +409,7 @@ def _draw_links(ctx: state.ViewContext) -> list[str]:
                 else f"key {int(f[1:]) + 1}: {keys[int(f[1:])]}"
             )
         ),
-        key="focus",
+        key=FOCUS.name,
     )
     focus = (
         None
@@ -471,19 +430,18 @@ def _draw_links(ctx: state.ViewContext) -> list[str]:
         bounds.append(f"only the first {MAX_TOKENS} tokens are shown")
     st.caption("To keep the figure readable: " + "; ".join(bounds) + ".")
     _downloads(ctx, name, kind, [layer], sorted(heads))
-    return ["heads", "focus"]
 
 
-def _draw_breakdown(ctx: state.ViewContext) -> list[str]:
+def _draw_breakdown(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    kind, layer, head = controls(ctx, head_choice="one")
+    kind, layer, head = controls.head_row(ctx.trace, head_choice="one")
     queries, _ = trace.axis_tokens(kind)
-    state.url_value("query", 0, int, valid=lambda q: 0 <= q < len(queries))
+    QUERY.seed(0, valid=lambda q: 0 <= q < len(queries))
     query = st.selectbox(
         "Query token",
         range(len(queries)),
         format_func=lambda i: f"{i + 1}: {queries[i]}",
-        key="query",
+        key=QUERY.name,
     )
     fig = breakdown_figure(trace, kind, layer, head, query, ctx.presentation)
     name = f"{ctx.name}-{kind}-layer{layer + 1}-head{head + 1}-query{query + 1}"
@@ -503,19 +461,18 @@ def _draw_breakdown(ctx: state.ViewContext) -> list[str]:
             },
         )
     _downloads(ctx, name, kind, [layer], [head])
-    return ["query"]
 
 
-def _draw_decoding(ctx: state.ViewContext) -> list[str]:
+def _draw_decoding(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    _, layer, _ = controls(ctx, kind_choice=False, head_choice="none")
+    _, layer, _ = controls.head_row(ctx.trace, kind_choice=False, head_choice="none")
     steps = trace.steps
-    state.url_value("step", 0, int, valid=lambda s: 0 <= s < len(steps))
+    STEP.seed(0, valid=lambda s: 0 <= s < len(steps))
     step = st.select_slider(
         "Output step",
         options=list(range(len(steps))),
         format_func=lambda t: f"{t + 1}: {steps[t].token}",
-        key="step",
+        key=STEP.name,
     )
     gold = gold_alignment(trace, state.get_reference(ctx.name, ctx.text))
     name = f"{ctx.name}-cross-layer{layer + 1}-step{step + 1}"
@@ -536,7 +493,6 @@ def _draw_decoding(ctx: state.ViewContext) -> list[str]:
             "exactly; red squares mark it for generated words that also occur in the reference."
         )
     _downloads(ctx, name, "cross", [layer], range(trace.n_heads))
-    return ["step"]
 
 
 _DRAW = {

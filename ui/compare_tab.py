@@ -4,8 +4,8 @@ line up.
 Run A is the page's run (the sidebar's model and text); run B is another text on the same
 model, or the same text with another setting (no 1/√d_k scale, or heads switched off), each a
 separate cached call of state.get_trace: the shared model is never changed. Kind, layer and head
-are the Attention tab's own session keys, so both sides (and that tab) always show the same
-head; every choice is mirrored in the URL.
+are the keys the Attention tab shares (ui.controls), so both sides (and that tab) always show
+the same head; every choice is mirrored in the URL.
 """
 
 from __future__ import annotations
@@ -20,17 +20,18 @@ from viz.attention import MASKED_EXPLANATION, heatmap
 from viz.compare import compare, difference_figure, largest_change
 from viz.style import KIND_LABELS
 
-from . import ablation_tab, state
-from .attention_tab import HEAD_MEAN, controls
+from . import ablation_tab, controls, state
+from .controls import HEAD_MEAN
 from .text import escape_markdown
+from .url import UrlKey, fits_in_url
 
 MODES = {
     "texts": "Two texts",
     "scale": "One text: with and without 1/√d_k",
     "ablate": "One text: intact and with heads off",
 }
-# Longer second texts stay out of the URL, which browsers cap in length (as app.py does for A).
-URL_TEXT_LIMIT = 2000
+MODE = UrlKey("compare_mode")
+TEXT_B = UrlKey("compare_text", in_url=fits_in_url)  # a longer text stays out of the URL
 # Streamlit's "medium" gap between the figures of a row, with some margin.
 ROW_GAP_PX = 32
 
@@ -47,38 +48,26 @@ DIFFERENCE_CAPTION = (
 )
 
 
-def render(ctx: state.ViewContext) -> list[str]:
-    """Draw the tab; returns the session keys it mirrors in the URL."""
-    trace = ctx.trace
-    kinds = list(trace.kinds)
-    state.url_value("compare_mode", "texts", valid=lambda v: v in MODES)
-    state.url_value("compare_text", ctx.text)  # B starts as A: change a word to compare
-    state.url_value("kind", kinds[0], valid=lambda v: v in kinds)
-    state.url_value("layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
-    state.url_value("head", 0, int, valid=lambda v: v == HEAD_MEAN or 0 <= v < trace.n_heads)
-    keys = ["compare_mode", "kind", "layer", "head"]
-    if len(st.session_state["compare_text"]) <= URL_TEXT_LIMIT:
-        keys.append("compare_text")
+def render(ctx: state.ViewContext) -> None:
+    MODE.seed("texts", valid=lambda v: v in MODES)
+    TEXT_B.seed(ctx.text)  # B starts as A: change a word to compare
     st.markdown(SHORT_EXPLANATION if ctx.presentation else EXPLANATION)
     mode = st.radio(
         "Compare",
         list(MODES),
         format_func=MODES.get,
         horizontal=True,
-        key="compare_mode",
+        key=MODE.name,
         label_visibility="collapsed",
     )
-    if mode == "ablate":
-        keys.append(ablation_tab.ABLATE_KEY)
     # B's own control beside the shared head controls: one row, so the figures start higher.
     second, shared = st.columns([2, 3]) if mode == "texts" else (st.container(), st.container())
     with second:
         runs = _second_run(ctx, mode)
     with shared:
-        kind, layer, head = controls(ctx, head_choice="one_or_mean")
+        kind, layer, head = controls.head_row(ctx.trace, head_choice="one_or_mean")
     if runs is not None:
         _draw(ctx, runs, kind, layer, None if head == HEAD_MEAN else head)
-    return keys
 
 
 def _second_run(ctx: state.ViewContext, mode: str) -> dict[str, Trace] | None:
@@ -88,7 +77,7 @@ def _second_run(ctx: state.ViewContext, mode: str) -> dict[str, Trace] | None:
     if mode == "texts":
         text_b = st.text_input(
             "Text B (text A is the sidebar's text)",
-            key="compare_text",
+            key=TEXT_B.name,
             max_chars=state.MAX_TEXT_CHARS,
         )
         if not text_b.strip():

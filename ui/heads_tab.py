@@ -7,9 +7,16 @@ import streamlit as st
 from viz.attention import heatmap
 from viz.rollout import rollout_figure
 from viz.stats import STATISTIC_BY_COLUMN, STATISTICS, head_statistics, statistic_grid
-from viz.style import KIND_LABELS
 
-from . import state
+from . import controls, state
+from .url import UrlKey
+
+STATS_KIND = UrlKey("stats_kind")
+# The chosen row of the statistics table, as its layer and head (from 0).
+STATS_LAYER = UrlKey("stats_layer", int)
+STATS_HEAD = UrlKey("stats_head", int)
+STAT = UrlKey("stat")
+ROLLOUT_LAYER = UrlKey("rollout_layer", int)
 
 STATISTICS_HELP = (
     "Every number is a mean over the head's query rows. **Entropy** measures how spread out a "
@@ -40,8 +47,7 @@ ROLLOUT_HELP = (
 def _statistics_section(ctx: state.ViewContext) -> None:
     trace = ctx.trace
     kinds = list(trace.kinds)
-    state.url_value("stats_kind", kinds[0], valid=lambda v: v in kinds)
-    kind = st.selectbox("Attention kind", kinds, format_func=KIND_LABELS.get, key="stats_kind")
+    kind = controls.kind_selector(st, STATS_KIND, kinds)
     # Positional statistics are undefined for cross attention: not offered there.
     offered = [s.column for s in STATISTICS if not (s.positional and kind == "cross")]
     table = head_statistics(trace, ctx.loaded.special_tokens)
@@ -56,9 +62,9 @@ def _statistics_section(ctx: state.ViewContext) -> None:
     }
     # The chosen head is kept as its layer and head (0-based, as `layer` and `head` in the URL),
     # so the same head stays chosen when the kind changes, and a reload restores it.
-    state.url_value("stats_layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
-    state.url_value("stats_head", 0, int, valid=lambda v: 0 <= v < trace.n_heads)
-    row = _row_of(rows, st.session_state["stats_layer"], st.session_state["stats_head"])
+    controls.seed_layer(STATS_LAYER, trace.n_layers)
+    controls.seed_head(STATS_HEAD, trace.n_heads)
+    row = _row_of(rows, STATS_LAYER.current(), STATS_HEAD.current())
     event = st.dataframe(
         rows,
         hide_index=True,
@@ -73,14 +79,14 @@ def _statistics_section(ctx: state.ViewContext) -> None:
     if event.selection.rows:  # rows are positions in `rows`, whatever the table's sort order
         row = event.selection.rows[0]
     layer, head = int(rows["layer"].iloc[row]) - 1, int(rows["head"].iloc[row]) - 1
-    st.session_state["stats_layer"], st.session_state["stats_head"] = layer, head
+    st.session_state[STATS_LAYER.name], st.session_state[STATS_HEAD.name] = layer, head
     st.caption(f"The chosen row: layer {layer + 1}, head {head + 1}. {CHOSEN_HEAD_HELP}")
-    state.url_value("stat", offered[0], valid=lambda v: v in offered)
+    STAT.seed(offered[0], valid=lambda v: v in offered)
     column = st.selectbox(
         "Statistic for the layer × head chart",
         offered,
         format_func=lambda c: STATISTIC_BY_COLUMN[c].label,
-        key="stat",
+        key=STAT.name,
     )
     n_keys = len(trace.axis_tokens(kind)[1])
     state.plot_row(
@@ -104,13 +110,8 @@ def _row_of(rows, layer: int, head: int) -> int:
 def _rollout_section(ctx: state.ViewContext) -> None:
     trace = ctx.trace
     st.markdown(ROLLOUT_HELP)
-    layers = list(range(trace.n_layers))
-    state.url_value("rollout_layer", layers[-1], int, valid=lambda v: v in layers)
-    layer = st.select_slider(
-        "Rollout through layer",
-        options=layers,
-        format_func=lambda i: str(i + 1),
-        key="rollout_layer",
+    layer = controls.layer_selector(
+        st, ROLLOUT_LAYER, trace.n_layers, "Rollout through layer", default=trace.n_layers - 1
     )
     state.plot_row(
         [
@@ -123,11 +124,9 @@ def _rollout_section(ctx: state.ViewContext) -> None:
     )
 
 
-def render(ctx: state.ViewContext) -> list[str]:
-    """Draw the tab; returns the session keys it mirrors in the URL."""
+def render(ctx: state.ViewContext) -> None:
     st.subheader("What each head does")
     st.markdown(STATISTICS_HELP)
     _statistics_section(ctx)
     st.subheader("Attention rollout through the encoder")
     _rollout_section(ctx)
-    return ["stats_kind", "stats_layer", "stats_head", "stat", "rollout_layer"]

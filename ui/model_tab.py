@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from model.train import smoothed_loss_floor
+from model.label_smoothing import smoothed_loss_floor
 from runtime.registry import LoadedModel
 from viz.metrics import (
     alignment_error_grid,
@@ -17,6 +17,9 @@ from viz.metrics import (
 )
 
 from . import state, tables
+from .url import UrlKey
+
+VOCAB_SEARCH = UrlKey("vocab_search")  # a shared link reopens the same search
 
 
 def architecture_table(loaded: LoadedModel) -> pd.DataFrame:
@@ -113,7 +116,7 @@ def _lookup(metrics: dict, path: str):
     return metrics
 
 
-def render(ctx: state.ViewContext) -> list[str]:
+def render(ctx: state.ViewContext) -> None:
     loaded, trace = ctx.loaded, ctx.trace
     left, right = st.columns(2)
     with left:
@@ -141,8 +144,8 @@ def render(ctx: state.ViewContext) -> list[str]:
             st.json({k: v for k, v in training.items() if k != "loss_history"})
     if "description" in loaded.info:
         st.caption(str(loaded.info["description"]))
-    state.url_value("vocab_search", "")  # a shared link reopens the same search
-    search = st.text_input("Search the vocabulary", key="vocab_search")
+    VOCAB_SEARCH.seed("")
+    search = st.text_input("Search the vocabulary", key=VOCAB_SEARCH.name)
     words = vocabulary_table(loaded, search)
     if words is None:
         st.caption(
@@ -152,4 +155,3 @@ def render(ctx: state.ViewContext) -> list[str]:
     else:
         st.caption(f"{len(words)} of {len(loaded.tokenizer.itos)} vocabulary entries match.")
         st.dataframe(words, hide_index=True, height=260)
-    return ["vocab_search"]

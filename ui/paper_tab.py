@@ -25,14 +25,15 @@ from runtime.paper import (
     time_sublayers,
     timing_lengths,
 )
-from runtime.registry import ModelUnavailable
+from runtime.registry import ModelEntry, ModelUnavailable, find_model
 from runtime.trace import InputError
 from viz import paper, paper_heads
 from viz.links import MIN_WEIGHT, select_lines, two_column_figure
 from viz.style import FULL_PAGE_TITLE_CHARS, KIND_LABELS, fit_title, safe
 
-from . import state, tables
+from . import controls, state, tables
 from .text import escape_markdown
+from .url import UrlKey, parse_bool, parse_int_list
 
 TAB_LABEL = "The paper, live"
 # The other tabs Figure 1 opens (their labels in app.py's TABS).
@@ -46,14 +47,19 @@ VIEWS = {
     "projections": "Why Q and K are projections",
     "fig3-5": "Figures 3–5: heads by statistic",
 }
-KEYS = ["paper_view", "paper_kind", "paper_layer", "paper_head", "paper_r"]
-# Figures 3–5 run on this pretrained encoder whatever model the sidebar has chosen: the paper's
-# trained base model is not available, MiniLM-L6 is a real 6-layer, 12-head encoder like its.
-MINILM = "minilm-l6"
-HEADS_KEYS = [
-    "paper_hfig", "paper_htext", "paper_hword", "paper_hante", "paper_hlayer", "paper_hheads",
-    "paper_hall",
-]  # fmt: skip
+VIEW = UrlKey("paper_view")
+KIND = UrlKey("paper_kind")
+LAYER = UrlKey("paper_layer", int)
+HEAD = UrlKey("paper_head", int)
+WINDOW = UrlKey("paper_r", int)
+# Figures 3-5: the figure, the sentence, its query word and antecedent, the heads drawn.
+HEADS_FIGURE = UrlKey("paper_hfig")
+HEADS_TEXT = UrlKey("paper_htext")
+HEADS_WORD = UrlKey("paper_hword", int)
+HEADS_ANTECEDENT = UrlKey("paper_hante", int)
+HEADS_LAYER = UrlKey("paper_hlayer", int)
+HEADS_HEADS = UrlKey("paper_hheads", parse_int_list)
+HEADS_ALL_WORDS = UrlKey("paper_hall", parse_bool)
 FIGURE_LABELS = {
     "3": "Figure 3: long distance",
     "4": "Figure 4: anaphora",
@@ -179,26 +185,23 @@ def _on_figure1_select(chart_key: str) -> None:
 # --- The tab ---------------------------------------------------------------------------------------
 
 
-def render(ctx: state.ViewContext) -> list[str]:
-    """Draw the tab; returns the session keys it mirrors in the URL."""
+def render(ctx: state.ViewContext) -> None:
     trace = ctx.trace
     kinds = list(trace.kinds)
     longest = max(len(trace.source_tokens), len(trace.target_tokens), 2)
-    state.url_value("paper_view", "fig1", valid=lambda v: v in VIEWS)
-    state.url_value("paper_kind", kinds[0], valid=lambda v: v in kinds)
-    state.url_value("paper_layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
-    state.url_value("paper_head", 0, int, valid=lambda v: 0 <= v < trace.n_heads)
-    state.url_value(
-        "paper_r", min(DEFAULT_WINDOW, longest - 1), int, valid=lambda v: 1 <= v < longest
-    )
+    VIEW.seed("fig1", valid=lambda v: v in VIEWS)
+    # Kept in the URL for the views that do not draw them.
+    controls.seed_kind(KIND, kinds)
+    controls.seed_layer(LAYER, trace.n_layers)
+    controls.seed_head(HEAD, trace.n_heads)
+    WINDOW.seed(min(DEFAULT_WINDOW, longest - 1), valid=lambda v: 1 <= v < longest)
     view = st.radio(
-        "View", list(VIEWS), format_func=VIEWS.get, horizontal=True, key="paper_view",
+        "View", list(VIEWS), format_func=VIEWS.get, horizontal=True, key=VIEW.name,
         label_visibility="collapsed",
     )  # fmt: skip
     if not ctx.presentation:
         st.markdown(EXPLANATIONS[view])
-    extra = _DRAW[view](ctx)
-    return KEYS + (extra or [])
+    _DRAW[view](ctx)
 
 
 def _controls(ctx: state.ViewContext, kinds: list[str], head: bool = True):
@@ -207,23 +210,11 @@ def _controls(ctx: state.ViewContext, kinds: list[str], head: bool = True):
     columns = st.columns([2, 3, 2])
     kind = kinds[0]
     if len(kinds) > 1:
-        if st.session_state["paper_kind"] not in kinds:
-            st.session_state["paper_kind"] = kinds[0]
-        kind = columns[0].selectbox(
-            "Attention kind", kinds, format_func=KIND_LABELS.get, key="paper_kind"
-        )
-    layer = columns[1].select_slider(
-        "Layer",
-        options=list(range(trace.n_layers)),
-        format_func=lambda i: str(i + 1),
-        key="paper_layer",
-    )
+        kind = controls.kind_selector(columns[0], KIND, kinds)
+    layer = controls.layer_selector(columns[1], LAYER, trace.n_layers)
     chosen = None
     if head:
-        chosen = columns[2].selectbox(
-            "Head", list(range(trace.n_heads)), format_func=lambda h: f"head {h + 1}",
-            key="paper_head",
-        )  # fmt: skip
+        chosen = controls.head_selector(columns[2], HEAD, trace.n_heads)
     return kind, layer, chosen
 
 
@@ -371,7 +362,7 @@ def _draw_restricted(ctx: state.ViewContext) -> None:
         "Window r: each query sees the keys within r positions",
         1,
         max(longest - 1, 2),
-        key="paper_r",
+        key=WINDOW.name,
     )
     kind, layer, head = _controls(ctx, kinds)
     restricted = state.get_trace(ctx.name, ctx.text, decoding=ctx.decoding, window=window)
@@ -451,7 +442,7 @@ def _timing_store() -> dict:
 def _draw_table1(ctx: state.ViewContext) -> None:
     trace, config = ctx.trace, ctx.loaded.model.config
     n = len(trace.source_tokens)
-    window = int(st.session_state["paper_r"])
+    window = int(WINDOW.current())
     st.markdown(
         f"**Table 1 of the paper**, each expression evaluated at this sentence's n = {n} and this "
         f"model's d = d_model = {config.d_model} (k = 3 for a convolution, r = {window} as in the "
@@ -605,34 +596,45 @@ STATISTICS = {
 }
 
 
-def _draw_heads(ctx: state.ViewContext) -> list[str]:
-    state.url_value("paper_hfig", "3", valid=lambda v: v in FIGURE_LABELS)
-    state.url_value("paper_htext", "paper", valid=lambda v: v in ("paper", "sidebar"))
-    state.url_value("paper_hall", False, state.parse_bool)
+def heads_model() -> ModelEntry | None:
+    """The model Figures 3–5 run on, whatever model the sidebar has chosen: the paper's trained
+    base model is not available, so the first model that learned its attention from real text
+    (MiniLM-L6, a 6-layer, 12-head encoder like the paper's)."""
+    return find_model(lambda entry: entry.real_text)
+
+
+def _draw_heads(ctx: state.ViewContext) -> None:
+    HEADS_FIGURE.seed("3", valid=lambda v: v in FIGURE_LABELS)
+    HEADS_TEXT.seed("paper", valid=lambda v: v in ("paper", "sidebar"))
+    HEADS_ALL_WORDS.seed(False)
     top = st.columns([3, 2])
     figure = top[0].radio(
         "Figure", list(FIGURE_LABELS), format_func=FIGURE_LABELS.get, horizontal=True,
-        key="paper_hfig",
+        key=HEADS_FIGURE.name,
     )  # fmt: skip
     source = top[1].radio(
         "Sentence",
         ["paper", "sidebar"],
         format_func={"paper": "the paper's", "sidebar": "the sidebar's text"}.get,
         horizontal=True,
-        key="paper_htext",
+        key=HEADS_TEXT.name,
     )
     sentence = paper_heads.FIGURES[figure][0] if source == "paper" else ctx.text
+    entry = heads_model()
+    if entry is None:
+        st.info("Figures 3–5 need a model that learned from real text, and none is offered here.")
+        return
     try:
-        loaded = state.get_model(MINILM)
-        trace = state.get_trace(MINILM, sentence)
+        loaded = state.get_model(entry.name)
+        trace = state.get_trace(entry.name, sentence)
     except (ModelUnavailable, WeightsError, InputError) as err:
-        st.info(f"Figures 3–5 run on the pretrained MiniLM-L6 encoder: {err}")
-        return HEADS_KEYS
+        st.info(f"Figures 3–5 run on the pretrained {entry.short_label} encoder: {err}")
+        return
     words = paper_heads.group_words(trace.source_tokens, loaded.special_tokens)
     weights = paper_heads.word_attention(trace.attention["encoder_self"], words)
     if len(words.ordinary) < 2:
         st.info("These figures need a sentence of at least two words.")
-        return HEADS_KEYS
+        return
     st.caption(
         f"Encoder self-attention of {loaded.label} on “{escape_markdown(sentence)}” "
         f"({len(words.ordinary)} words, {len(trace.source_tokens)} WordPiece tokens with "
@@ -648,7 +650,6 @@ def _draw_heads(ctx: state.ViewContext) -> list[str]:
         )
     layer, heads = _head_choices(trace, f"{figure}|{sentence}|{word}|{antecedent}", pick)
     _heads_figures(ctx, figure, words, weights, scores, offsets, pick, layer, heads, word)
-    return HEADS_KEYS
 
 
 def _word_choices(figure: str, sentence: str, words) -> tuple[int | None, int | None]:
@@ -668,18 +669,18 @@ def _word_choices(figure: str, sentence: str, words) -> tuple[int | None, int | 
         {"paper_hword": query_default, "paper_hante": key_default},
     )
     valid = lambda v: v in ordinary  # noqa: E731
-    state.url_value("paper_hword", query_default, int, valid=valid)
-    state.url_value("paper_hante", key_default, int, valid=valid)
+    HEADS_WORD.seed(query_default, valid=valid)
+    HEADS_ANTECEDENT.seed(key_default, valid=valid)
     label = lambda i: f"{ordinary.index(i) + 1}: {words.text[i]}"  # noqa: E731
     columns = st.columns(2)
     word = columns[0].selectbox(
         "Pronoun" if figure == "4" else "Query word", ordinary, format_func=label,
-        key="paper_hword",
+        key=HEADS_WORD.name,
     )  # fmt: skip
     antecedent = None
     if figure == "4":
         antecedent = columns[1].selectbox(
-            "Its antecedent", ordinary, format_func=label, key="paper_hante"
+            "Its antecedent", ordinary, format_func=label, key=HEADS_ANTECEDENT.name
         )
     return word, antecedent
 
@@ -709,17 +710,15 @@ def _head_choices(trace, signature: str, pick: tuple[int, list[int]]) -> tuple[i
         "paper_hpick_for", signature, {"paper_hlayer": pick[0], "paper_hheads": pick[1]}
     )
     layers, heads = list(range(trace.n_layers)), list(range(trace.n_heads))
-    state.url_value("paper_hlayer", pick[0], int, valid=lambda v: v in layers)
-    state.url_value(
-        "paper_hheads", pick[1], state.parse_int_list, valid=lambda hs: set(hs) <= set(heads)
-    )
+    HEADS_LAYER.seed(pick[0], valid=lambda v: v in layers)
+    HEADS_HEADS.seed(pick[1], valid=lambda hs: set(hs) <= set(heads))
     columns = st.columns([3, 5, 2], vertical_alignment="bottom")
     layer = columns[0].select_slider(
-        "Layer", options=layers, format_func=lambda i: str(i + 1), key="paper_hlayer"
+        "Layer", options=layers, format_func=lambda i: str(i + 1), key=HEADS_LAYER.name
     )
     heads = columns[1].multiselect(
         "Heads (one colour each)", heads, format_func=lambda h: f"head {h + 1}",
-        key="paper_hheads",
+        key=HEADS_HEADS.name,
     )  # fmt: skip
     columns[2].button(
         "The statistic's pick", on_click=_restore_pick, args=pick, key="paper_hrestore",
@@ -753,7 +752,7 @@ def _heads_figures(ctx, figure, words, weights, scores, offsets, pick, layer, he
     )
     focus = None
     if figure != "5":
-        every = st.toggle("Lines from every word", key="paper_hall")
+        every = st.toggle("Lines from every word", key=HEADS_ALL_WORDS.name)
         focus = None if every else ("query", word)
     selection = select_lines(weights[layer], heads, focus)
     which = ", ".join(str(h + 1) for h in heads) or "none"

@@ -9,16 +9,23 @@ import streamlit as st
 from model.transformer import sinusoidal_table
 from model.weights import WeightsError
 from runtime.probes import input_parts, position_table, shuffle_words
-from runtime.registry import ModelUnavailable
+from runtime.registry import ModelEntry, ModelUnavailable, find_model
 from viz import positional
 from viz.attention import heatmap
 from viz.style import KIND_LABELS
 
-from . import state, tables
+from . import controls, state, tables
+from .url import UrlKey
 
 MAX_POSITIONS = 1000
 MAX_SIMILARITY_POSITIONS = 200  # a 1000×1000 matrix would be 1M cells sent to the browser
-PRETRAINED = "minilm-l6"
+N_POSITIONS = UrlKey("pos_n", int)
+D_MODEL = UrlKey("pos_d", int)
+SHIFT = UrlKey("pos_k", int)
+# A lesson step on PE(pos+k) (ui/scenes.toml) opens with that section, not below the table.
+FIRST = UrlKey("pos_first")
+LAYER = UrlKey("pos_layer", int)
+HEAD = UrlKey("pos_head", int)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -35,8 +42,7 @@ def _is_even(value: int) -> bool:
     return value % 2 == 0 and 4 <= value <= 1024
 
 
-def render(ctx: state.ViewContext) -> list[str]:
-    """Draw the tab; returns the session keys it mirrors in the URL."""
+def render(ctx: state.ViewContext) -> None:
     config = ctx.loaded.model.config
     st.markdown(
         "The encoder has no recurrence and no convolution, so nothing in self-attention knows "
@@ -47,15 +53,18 @@ def render(ctx: state.ViewContext) -> list[str]:
         r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right), \qquad "
         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
     )
-    state.url_value("pos_n", 100, int, valid=lambda v: 10 <= v <= MAX_POSITIONS and v % 10 == 0)
-    state.url_value("pos_d", config.d_model, int, valid=_is_even)
-    state.url_value("pos_k", 5, int, valid=lambda v: 1 <= v <= 100)
-    # A lesson step on PE(pos+k) (ui/scenes.toml) opens with that section, not below the table.
-    state.url_value("pos_first", "table", valid=lambda v: v in ("table", "shift"))
-    shift_first = st.session_state["pos_first"] == "shift"
+    N_POSITIONS.seed(100, valid=lambda v: 10 <= v <= MAX_POSITIONS and v % 10 == 0)
+    D_MODEL.seed(config.d_model, valid=_is_even)
+    SHIFT.seed(5, valid=lambda v: 1 <= v <= 100)
+    FIRST.seed("table", valid=lambda v: v in ("table", "shift"))
+    shift_first = st.session_state[FIRST.name] == "shift"
     left, right = st.columns(2)
-    n_positions = left.slider("Number of positions", 10, MAX_POSITIONS, step=10, key="pos_n")
-    d_model = right.slider(f"d_model (this model: {config.d_model})", 4, 1024, step=2, key="pos_d")
+    n_positions = left.slider(
+        "Number of positions", 10, MAX_POSITIONS, step=10, key=N_POSITIONS.name
+    )
+    d_model = right.slider(
+        f"d_model (this model: {config.d_model})", 4, 1024, step=2, key=D_MODEL.name
+    )
     table = _sinusoids(n_positions, d_model)
     if shift_first:
         _shift_section(ctx, table, n_positions)
@@ -138,7 +147,6 @@ def render(ctx: state.ViewContext) -> list[str]:
     _input_parts_section(ctx)
     _positions_off_section(ctx)
     _learned_positions_section(ctx, n_positions)
-    return ["pos_n", "pos_d", "pos_k", "pos_first", "pos_layer", "pos_head"]
 
 
 def _shift_section(ctx: state.ViewContext, table, n_positions: int) -> None:
@@ -154,8 +162,9 @@ def _shift_section(ctx: state.ViewContext, table, n_positions: int) -> None:
         r"\end{pmatrix} \begin{pmatrix} PE_{(pos,\,2i)} \\ PE_{(pos,\,2i+1)} \end{pmatrix}"
     )
     largest_shift = min(100, n_positions - 1)
-    st.session_state["pos_k"] = min(st.session_state["pos_k"], largest_shift)
-    k = st.slider("Shift k (positions)", 1, largest_shift, key="pos_k")
+    if SHIFT.name in st.session_state:  # (not when the browser sent k: it fits its slider)
+        st.session_state[SHIFT.name] = min(st.session_state[SHIFT.name], largest_shift)
+    k = st.slider("Shift k (positions)", 1, largest_shift, key=SHIFT.name)
     state.plot(positional.shift_figure(table, k, ctx.presentation), key="pos_shift")
     residual = positional.shift_residual(table, k)
     st.caption(
@@ -204,21 +213,12 @@ def _positions_off_section(ctx: state.ViewContext) -> None:
         "without positions it is identical to the unshuffled run."
     )
     trace = ctx.trace
-    state.url_value("pos_layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
-    state.url_value("pos_head", 0, int, valid=lambda v: 0 <= v < trace.n_heads)
     if "pos_seed" not in st.session_state:
         st.session_state["pos_seed"] = 0
-    controls = st.columns([3, 2, 2])
-    layer = controls[0].select_slider(
-        "Encoder layer",
-        options=list(range(trace.n_layers)),
-        format_func=lambda i: str(i + 1),
-        key="pos_layer",
-    )
-    head = controls[1].selectbox(
-        "Head", list(range(trace.n_heads)), format_func=lambda h: f"head {h + 1}", key="pos_head"
-    )
-    if controls[2].button("Reshuffle the words", key="pos_reshuffle"):
+    columns = st.columns([3, 2, 2])
+    layer = controls.layer_selector(columns[0], LAYER, trace.n_layers, "Encoder layer")
+    head = controls.head_selector(columns[1], HEAD, trace.n_heads)
+    if columns[2].button("Reshuffle the words", key="pos_reshuffle"):
         st.session_state["pos_seed"] += 1
     seed = st.session_state["pos_seed"]
     no_positions = state.get_trace(ctx.name, ctx.text, use_positions=False, decoding=ctx.decoding)
@@ -268,10 +268,20 @@ def _positions_off_section(ctx: state.ViewContext) -> None:
         )
 
 
+def learned_positions_model() -> ModelEntry | None:
+    """The model whose learned position vectors are shown beside the sinusoids, whichever model
+    the sidebar has: the first that offers learned positions."""
+    return find_model(lambda entry: entry.positions == "learned")
+
+
 def _learned_positions_section(ctx: state.ViewContext, n_positions: int) -> None:
     st.subheader("Learned position vectors of a pretrained encoder, beside the sinusoids")
+    entry = learned_positions_model()
+    if entry is None:
+        st.info("No model here learned its position vectors, so there are none to compare with.")
+        return
     try:
-        pretrained = state.get_model(PRETRAINED)
+        pretrained = state.get_model(entry.name)
     except (ModelUnavailable, WeightsError) as err:
         st.info(f"The pretrained encoder cannot be loaded here: {err}")
         return
@@ -293,7 +303,7 @@ def _learned_positions_section(ctx: state.ViewContext, n_positions: int) -> None
         where=left,
         figure=positional.encoding_heatmap(
             learned,
-            f"MiniLM-L6 learned position vectors, {shown} positions",
+            f"{entry.short_label} learned position vectors, {shown} positions",
             ctx.presentation,
             learned=True,
         ),
@@ -310,7 +320,7 @@ def _learned_positions_section(ctx: state.ViewContext, n_positions: int) -> None
     )
     state.plot(
         positional.offset_profile_figure(
-            {"MiniLM-L6 learned": _profile(learned), "sinusoids": _profile(sinusoids)},
+            {f"{entry.short_label} learned": _profile(learned), "sinusoids": _profile(sinusoids)},
             f"Dot product against offset, d_model {config.d_model}: the band is the spread "
             "over positions",
             ctx.presentation,

@@ -11,7 +11,8 @@ from viz import scaling
 from viz.attention import heatmap
 from viz.style import KIND_LABELS
 
-from . import state, tables
+from . import controls, state, tables
+from .url import UrlKey
 
 SEED = 0
 VARIANCE_SAMPLES = 2000  # per d_k: the estimate is within about ±3% (1 s.d.) of d_k
@@ -19,6 +20,12 @@ HISTOGRAM_SAMPLES = 5000
 SOFTMAX_TRIALS = 1000
 DK_CHOICES = tuple(2**p for p in range(11))  # 1 .. 1,024
 TEMPERATURES = (0.25, 0.5, 2.0, 4.0, 8.0)
+DK = UrlKey("scaling_dk", int)
+N_KEYS = UrlKey("scaling_n", int)
+TEMPERATURE = UrlKey("scaling_T", float)
+KIND = UrlKey("scaling_kind")
+LAYER = UrlKey("scaling_layer", int)
+HEAD = UrlKey("scaling_head", int)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -36,8 +43,7 @@ def _softmax_table(n_keys: int, trials: int, seed: int):
     return scaling.softmax_table(scaling.DK_GRID, n_keys, trials, seed)
 
 
-def render(ctx: state.ViewContext) -> list[str]:
-    """Draw the tab; returns the session keys it mirrors in the URL."""
+def render(ctx: state.ViewContext) -> None:
     if not ctx.presentation:  # on a lecture screen the figure needs the height
         st.markdown("Scaled dot-product attention (Section 3.2.1, Equation 1):")
     st.latex(
@@ -71,11 +77,11 @@ def render(ctx: state.ViewContext) -> list[str]:
         "excess kurtosis κ = 6/d_k for q·k."
     )
 
-    state.url_value("scaling_dk", 64, int, valid=lambda v: v in DK_CHOICES)
-    state.url_value("scaling_n", 16, int, valid=lambda v: 2 <= v <= 256)
+    DK.seed(64, valid=lambda v: v in DK_CHOICES)
+    N_KEYS.seed(16, valid=lambda v: 2 <= v <= 256)
     left, right = st.columns(2)
-    d_k = left.select_slider("d_k for the histograms", DK_CHOICES, key="scaling_dk")
-    n_keys = right.slider("Number of keys n", 2, 256, key="scaling_n")
+    d_k = left.select_slider("d_k for the histograms", DK_CHOICES, key=DK.name)
+    n_keys = right.slider("Number of keys n", 2, 256, key=N_KEYS.name)
     figure, summary = _histograms(d_k, HISTOGRAM_SAMPLES, SEED, ctx.presentation)
     state.plot(figure, key="scaling_histograms")
     tables.table(summary.round(3), ctx.presentation)
@@ -99,8 +105,6 @@ def render(ctx: state.ViewContext) -> list[str]:
     )
     tables.table(table.round(4), ctx.presentation)
 
-    return ["scaling_dk", "scaling_n", "scaling_T", "scaling_kind", "scaling_layer", "scaling_head"]
-
 
 def _live_section(ctx: state.ViewContext) -> None:
     trace = ctx.trace
@@ -112,27 +116,12 @@ def _live_section(ctx: state.ViewContext) -> None:
             "s = 1/(T·√d_k): T > 1 flattens the attention, T < 1 sharpens it."
         )
     kinds = list(trace.kinds)
-    state.url_value("scaling_T", 2.0, float, valid=lambda v: v in TEMPERATURES)
-    state.url_value("scaling_kind", kinds[0], valid=lambda v: v in kinds)
-    state.url_value("scaling_layer", 0, int, valid=lambda v: 0 <= v < trace.n_layers)
-    state.url_value("scaling_head", 0, int, valid=lambda v: 0 <= v < trace.n_heads)
-    controls = st.columns([2, 2, 3, 2])
-    temperature = controls[0].select_slider("Temperature T", TEMPERATURES, key="scaling_T")
-    kind = controls[1].selectbox(
-        "Attention kind", kinds, format_func=lambda k: KIND_LABELS[k], key="scaling_kind"
-    )
-    layer = controls[2].select_slider(
-        "Layer",
-        options=list(range(trace.n_layers)),
-        format_func=lambda i: str(i + 1),
-        key="scaling_layer",
-    )
-    head = controls[3].selectbox(
-        "Head",
-        list(range(trace.n_heads)),
-        format_func=lambda h: f"head {h + 1}",
-        key="scaling_head",
-    )
+    TEMPERATURE.seed(2.0, valid=lambda v: v in TEMPERATURES)
+    columns = st.columns([2, 2, 3, 2])
+    temperature = columns[0].select_slider("Temperature T", TEMPERATURES, key=TEMPERATURE.name)
+    kind = controls.kind_selector(columns[1], KIND, kinds)
+    layer = controls.layer_selector(columns[2], LAYER, trace.n_layers)
+    head = controls.head_selector(columns[3], HEAD, trace.n_heads)
     root = math.sqrt(trace.d_k)
     runs = {
         f"paper: 1/√d_k = 1/{root:.3g}": trace,
@@ -164,6 +153,10 @@ def _live_section(ctx: state.ViewContext) -> None:
             "between the runs."
         )
     st.markdown(f"**Every layer and head** ({KIND_LABELS[kind]}), mean over the query rows:")
-    tables.table(scaling.head_statistics(runs, kind).round(3), ctx.presentation, height=360)
+    tables.table(
+        scaling.entropy_and_largest_weight_by_run(runs, kind).round(3),
+        ctx.presentation,
+        height=360,
+    )
     st.markdown("**The model's output** under each scale, compared with the paper's scale:")
     tables.table(scaling.output_change(runs, next(iter(runs))).round(4), ctx.presentation)

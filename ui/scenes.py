@@ -25,11 +25,13 @@ import streamlit as st
 from runtime.registry import MODELS
 from viz.style import KIND_LABELS
 
-from . import state
 from .attention_tab import VIEWS
 from .paper_tab import ATTENTION_TAB, POSITIONAL_TAB, SCALING_TAB
 from .paper_tab import TAB_LABEL as PAPER_TAB
 from .text import escape_markdown
+from .url import UrlKey
+
+SCENE = UrlKey("scene", int, in_url=lambda step: step is not None)  # the lesson step, from 1
 
 SCENES_FILE = Path(__file__).with_name("scenes.toml")
 
@@ -216,8 +218,8 @@ def neighbours(step: int | None, count: int) -> tuple[int | None, int | None]:
     return back, forward
 
 
-def sidebar(path: Path | None = None) -> list[str]:
-    """The scene chooser with Back and Next; returns the session keys it mirrors in the URL.
+def sidebar(path: Path | None = None) -> None:
+    """The scene chooser with Back and Next, its step mirrored in the URL.
 
     Call it inside the sidebar. A broken scenes file shows its error here and the page goes on.
     """
@@ -226,19 +228,19 @@ def sidebar(path: Path | None = None) -> list[str]:
     except SceneError as err:
         # The message quotes the file, which is data: shown as text, never as Markdown.
         st.error(f"The demo scenes cannot be shown: {escape_markdown(str(err))}")
-        return []
-    state.url_value("scene", None, int, valid=lambda v: v is None or 1 <= v <= len(scenes))
+        return
+    SCENE.seed(None, valid=lambda v: v is None or 1 <= v <= len(scenes))
     st.selectbox(
         "Demo scene",
         list(range(1, len(scenes) + 1)),
         index=None,
         format_func=lambda step: f"{step}. {scenes[step - 1].title}",
         placeholder="Choose an example…",
-        key="scene",
+        key=SCENE.name,
         on_change=_on_choose,
         args=(scenes,),
     )
-    step = st.session_state["scene"]
+    step = st.session_state[SCENE.name]
     back, forward = neighbours(step, len(scenes))
     buttons = (("◀ Back", "scene_back", back, "Left"), ("Next ▶", "scene_next", forward, "Right"))
     for column, (label, key, target, shortcut) in zip(st.columns(2), buttons):
@@ -253,12 +255,11 @@ def sidebar(path: Path | None = None) -> list[str]:
         )
     if step is None:
         if "scene" in st.query_params:  # a step the file no longer has
-            del st.query_params["scene"]
-        return []
+            del st.query_params[SCENE.name]
+        return
     scene = scenes[step - 1]
     if scene.note:
         st.caption(f"{step}/{len(scenes)}: {escape_markdown(scene.note)}")
-    return ["scene"]
 
 
 GALLERY_KEY = "scene_gallery"

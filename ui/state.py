@@ -1,4 +1,4 @@
-"""What every tab shares: the cached models and Traces, and the view mirrored in the URL.
+"""What every tab shares: the cached models and Traces (the view in the URL: ui/url.py).
 
 Models are created once per process and shared by every session (`st.cache_resource`); Traces
 depend only on (model, text, settings), so they are cached the same way and shared read-only.
@@ -9,7 +9,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,52 +119,6 @@ def preload() -> None:
     # walks every object, and the libraries and model loaded by now are most of them: half the
     # server's CPU under a lecture hall's load went there. Frozen, they are no longer walked.
     gc.freeze()
-
-
-def url_value(key: str, default: Any, parse: Callable[[str], Any] = str, valid=None) -> Any:
-    """Seed a widget's session value from the URL once; a malformed value falls back to default.
-
-    Widgets then use `key=` and `sync_url` writes the current values back, so a reload or a shared
-    link shows the same view.
-    """
-    if key not in st.session_state:
-        raw = st.query_params.get(key)
-        value = default
-        if raw is not None:
-            try:
-                value = parse(raw)
-            except (TypeError, ValueError):
-                value = default
-        st.session_state[key] = value
-    if valid is not None and not valid(st.session_state[key]):
-        # From a bad URL, or left over from another model (a kind or layer it does not have).
-        st.session_state[key] = default
-    return st.session_state[key]
-
-
-def sync_url(keys: list[str]) -> None:
-    """Write the current values of these session keys to the query string."""
-    wanted = {k: _url_text(st.session_state[k]) for k in keys if k in st.session_state}
-    for key, value in wanted.items():
-        if st.query_params.get(key) != value:
-            st.query_params[key] = value
-
-
-def _url_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return str(value)
-
-
-def parse_bool(raw: str) -> bool:
-    if raw not in ("0", "1"):
-        raise ValueError(raw)
-    return raw == "1"
-
-
-def parse_int_list(raw: str) -> list[int]:
-    """A list of integers as `sync_url` writes it ("[0, 2]"), or typed by hand ("0,2")."""
-    return [int(part) for part in raw.strip("[]").replace(" ", "").split(",") if part]
 
 
 def main_width_px(presentation: bool) -> int:

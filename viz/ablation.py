@@ -29,6 +29,7 @@ from .style import (
     SIGNED_COLORSCALE,
     apply_layout,
     fit_title,
+    layer_head_axes,
     safe,
 )
 
@@ -120,13 +121,7 @@ def change_grid(
         f"{KIND_LABELS[kind]} · change in attention per layer and head ({where})",
         presentation,
         height=max(380, 60 * n_layers + 180),
-        xaxis={"title": {"text": "head"}, "tickvals": heads, "showgrid": False},
-        yaxis={
-            "title": {"text": "layer"},
-            "tickvals": layers,
-            "autorange": "reversed",
-            "showgrid": False,
-        },
+        **layer_head_axes(layers, heads),
     )
     return fit_title(fig)
 

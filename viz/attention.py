@@ -19,6 +19,7 @@ from .style import (
     KIND_LABELS,
     MASKED_COLOR,
     apply_layout,
+    cell_gap,
     fit_title,
     grid_size,
     label_step,
@@ -223,8 +224,8 @@ def heatmap(
             zmin=0.0,
             zmax=zmax,
             colorbar={"title": {"text": "weight" + (" (stretched)" if stretch else " (0–1)")}},
-            xgap=1 if len(keys) <= 64 else 0,
-            ygap=1 if len(queries) <= 64 else 0,
+            xgap=cell_gap(len(keys)),
+            ygap=cell_gap(len(queries)),
         )
     )
     if kind == "decoder_self":
@@ -234,8 +235,8 @@ def heatmap(
                 k_labels,
                 q_labels,
                 DECODER_MASKED_HOVER if decoder_rows else MASKED_HOVER,
-                xgap=1 if len(keys) <= 64 else 0,
-                ygap=1 if len(queries) <= 64 else 0,
+                xgap=cell_gap(len(keys)),
+                ygap=cell_gap(len(queries)),
             )
         )
     for q, k in marks:

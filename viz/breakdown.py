@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 from runtime.trace import Trace
 
 from .attention import token_axis, token_categories
-from .style import KIND_LABELS, SIGNED_COLORSCALE, apply_layout, safe, size_scale
+from .style import KIND_LABELS, SIGNED_COLORSCALE, apply_layout, cell_gap, safe, size_scale
 
 
 def visible_keys(kind: str, query: int, n_keys: int) -> np.ndarray:
@@ -104,7 +104,7 @@ def breakdown_figure(
             y=keys,
             hovertemplate="k('%{y}')[%{x}] = %{z:.4f}<extra></extra>",
             showscale=False,
-            ygap=1 if len(keys) <= 64 else 0,
+            ygap=cell_gap(len(keys)),
             **vector,
         ),
         row=2,

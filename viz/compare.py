@@ -29,7 +29,7 @@ from .attention import (
     token_categories,
     with_mask,
 )
-from .style import SIGNED_COLORSCALE, apply_layout, fit_title, grid_size
+from .style import SIGNED_COLORSCALE, apply_layout, cell_gap, fit_title, grid_size
 
 DIFFERENCE_HOVER = (
     "query '%{y}' → key '%{x}'<br>A: %{customdata[0]:.4f}<br>B: %{customdata[1]:.4f}"
@@ -163,7 +163,7 @@ def difference_figure(comparison: Comparison, a: Trace, presentation: bool = Fal
     q_labels = token_categories([queries[r] for r in rows])
     k_labels = token_categories(shown_keys)
     difference = comparison.difference.astype(np.float32)
-    gaps = {"xgap": 1 if len(k_labels) <= 64 else 0, "ygap": 1 if len(q_labels) <= 64 else 0}
+    gaps = {"xgap": cell_gap(len(k_labels)), "ygap": cell_gap(len(q_labels))}
     fig = go.Figure(
         go.Heatmap(
             z=difference,

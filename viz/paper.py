@@ -39,10 +39,12 @@ from .style import (
     MASKED_COLOR,
     SIGNED_COLORSCALE,
     apply_layout,
+    cell_gap,
     fit_title,
     font_scale,
     grid_size,
     legend_below,
+    token_rows_height,
 )
 
 SELF_KINDS = ("encoder_self", "decoder_self")
@@ -597,8 +599,8 @@ def pipeline_figure(
                 if step != "output"
                 else "query '%{y}', dimension %{x}<br>output: %{z:.4f}<extra></extra>"
             ),
-            xgap=1 if len(columns) <= 64 else 0,
-            ygap=1 if len(queries) <= 64 else 0,
+            xgap=cell_gap(len(columns)),
+            ygap=cell_gap(len(queries)),
         )
     )
     if grey is not None and grey.any():
@@ -635,8 +637,8 @@ def _grey_layer(grey: np.ndarray, reasons: np.ndarray, x, y) -> go.Heatmap:
         showscale=False,
         hoverongaps=False,
         hovertemplate="query '%{y}' → key '%{x}': %{customdata}<extra></extra>",
-        xgap=1 if len(x) <= 64 else 0,
-        ygap=1 if len(y) <= 64 else 0,
+        xgap=cell_gap(len(x)),
+        ygap=cell_gap(len(y)),
     )
 
 
@@ -687,7 +689,7 @@ def inputs_figure(pipeline: Pipeline, presentation: bool = False) -> go.Figure:
                 showscale=col == 3,
                 colorbar={"thickness": 18, "title": {"text": f"value (±{limit:.3g})"}},
                 hovertemplate=f"{role} of '%{{y}}', dimension %{{x}}: %{{z:.4f}}<extra></extra>",
-                ygap=1 if len(rows) <= 64 else 0,
+                ygap=cell_gap(len(rows)),
             ),
             row=1,
             col=col,
@@ -706,7 +708,7 @@ def inputs_figure(pipeline: Pipeline, presentation: bool = False) -> go.Figure:
         fig,
         f"The inputs: Q, K and V of {SHORT_KINDS[p.kind]} · layer {p.layer + 1}, head {p.head + 1}",
         presentation,
-        height=round(max(330, min(700, 26 * n + 170)) * f),
+        height=token_rows_height(n, presentation, least=330, most=700),
         plot_bgcolor="white",
         margin={"l": 10, "r": 10, "b": 10},
     )
@@ -832,7 +834,7 @@ def multi_head_figure(
         fig,
         title,
         presentation,
-        height=round(max(320, min(640, 26 * n + 170)) * font_scale(presentation)),
+        height=token_rows_height(n, presentation),
         xaxis={
             "title": {"text": f"head (each d_v = {d_v} dimensions)"},
             "tickvals": [i * (d_v + 1) + (d_v - 1) / 2 for i in range(h)],
@@ -869,7 +871,7 @@ def projected_figure(
         fig,
         title,
         presentation,
-        height=round(max(320, min(640, 26 * n + 170)) * font_scale(presentation)),
+        height=token_rows_height(n, presentation),
         xaxis={"title": {"text": "dimension of d_model"}, "side": "top", "showgrid": False},
         yaxis=token_axis("query token", rows, autorange="reversed"),
     )
@@ -905,8 +907,8 @@ def banded_heatmap(
             hoverongaps=False,
             colorbar={"thickness": 18, "title": {"text": "weight"}},
             hovertemplate="query '%{y}' → key '%{x}': %{z:.4f}<extra></extra>",
-            xgap=1 if len(columns) <= 64 else 0,
-            ygap=1 if len(rows) <= 64 else 0,
+            xgap=cell_gap(len(columns)),
+            ygap=cell_gap(len(rows)),
         )
     )
     if (~allowed).any():
@@ -981,8 +983,8 @@ def path_length_figure(
                 "ticktext": [str(t) for t in range(0, top)] + [f"> N = {n_layers}"],
             },
             hovertemplate="from key '%{x}' to query '%{y}': %{customdata}<extra></extra>",
-            xgap=1 if n <= 64 else 0,
-            ygap=1 if n <= 64 else 0,
+            xgap=cell_gap(n),
+            ygap=cell_gap(n),
         )
     )
     if causal:
@@ -1251,8 +1253,8 @@ def raw_heatmap(
             zmax=1.0,
             colorbar={"thickness": 18, "title": {"text": "weight"}},
             hovertemplate="query '%{y}' → key '%{x}': %{z:.4f}<extra></extra>",
-            xgap=1 if len(rows) <= 64 else 0,
-            ygap=1 if len(rows) <= 64 else 0,
+            xgap=cell_gap(len(rows)),
+            ygap=cell_gap(len(rows)),
         )
     )
     _square_layout(fig, title, presentation, rows, rows, "key (attended to)", line_chars)

@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 from runtime.trace import Trace
 
 from .attention import CELL_HOVER, head_title, token_axis, token_categories, with_mask
-from .stats import attention_statistics
+from .stats import attention_statistics, entropy
 from .style import (
     ATTENTION_COLORSCALE,
     CHAR_WIDTH,
@@ -42,13 +42,6 @@ SCALED_COLOR, UNSCALED_COLOR = HEAD_COLORS[0], HEAD_COLORS[1]
 
 
 # --- Statistics of probability rows ---------------------------------------------------------------
-
-
-def entropy(p: np.ndarray) -> np.ndarray:
-    """Shannon entropy in nats over the last axis, with 0·log 0 = 0 (masked keys carry weight 0)."""
-    p = np.asarray(p, dtype=np.float64)
-    terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
-    return -terms.sum(axis=-1)
 
 
 def largest_weight(p: np.ndarray) -> np.ndarray:
@@ -271,7 +264,7 @@ def softmax_figure(table: pd.DataFrame, n_keys: int, presentation: bool = False)
 # --- Real runs ------------------------------------------------------------------------------------
 
 
-def head_statistics(traces: dict[str, Trace], kind: str) -> pd.DataFrame:
+def entropy_and_largest_weight_by_run(traces: dict[str, Trace], kind: str) -> pd.DataFrame:
     """One row per (layer, head), numbered from 1: mean entropy and mean largest weight of its
     attention rows, for each labelled run (the statistics of `viz.stats`)."""
     frame = None

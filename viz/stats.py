@@ -96,6 +96,14 @@ def is_punctuation(token: str) -> bool:
     return bool(body) and all(unicodedata.category(ch).startswith("P") for ch in body)
 
 
+def entropy(p: np.ndarray) -> np.ndarray:
+    """Shannon entropy in nats over the last axis, H = −Σ_j p_j ln p_j with 0 ln 0 = 0 (masked
+    keys carry weight 0)."""
+    p = np.asarray(p, dtype=np.float64)
+    terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
+    return -terms.sum(axis=-1)
+
+
 def visible_key_counts(kind: str, n_queries: int, n_keys: int) -> np.ndarray:
     """How many keys each query row may attend to: row t of the causal decoder sees t + 1."""
     if kind == "decoder_self":
@@ -123,8 +131,7 @@ def attention_statistics(
     n_layers, n_heads, n_queries, n_keys = weights.shape
     if (len(query_tokens), len(key_tokens)) != (n_queries, n_keys):
         raise ValueError("the tokens do not match the shape of the attention weights")
-    plogp = np.where(weights > 0, weights * np.log(np.where(weights > 0, weights, 1.0)), 0.0)
-    row_entropy = -plogp.sum(axis=-1)  # [layer, head, query]
+    row_entropy = entropy(weights)  # [layer, head, query]
     visible = visible_key_counts(kind, n_queries, n_keys)
     can_choose = visible > 1
     if can_choose.any():

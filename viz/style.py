@@ -201,6 +201,23 @@ def grid_size(
     }
 
 
+# Up to this many cells across (or down), a heatmap keeps a 1 px white gap between them; beyond,
+# the gaps would take most of each cell.
+GAPPED_CELLS = 64
+
+
+def cell_gap(n_cells: int) -> int:
+    """The gap in px between a heatmap's cells along an axis of `n_cells` (its xgap or ygap)."""
+    return 1 if n_cells <= GAPPED_CELLS else 0
+
+
+def token_rows_height(n_rows: int, presentation: bool, least: int = 320, most: int = 640) -> int:
+    """Height of a figure with one row a token over a wide axis of numbers (dimensions, heads):
+    26 px a row and room for the title and axes, kept between `least` and `most` px (both
+    before the presentation font scale)."""
+    return round(max(least, min(most, 26 * n_rows + 170)) * font_scale(presentation))
+
+
 def _title_lines(title: str, width: int) -> list[str]:
     """The title's " · "-separated parts packed into as few lines of `width` characters as
     they fit in (a part longer than a line is wrapped at spaces); "<br>" always breaks."""

@@ -134,6 +134,7 @@ def test_page_shows_an_error_for_a_broken_model_and_the_others_still_render(
         "A model with damaged weights",
         "used by this test only",
         lambda device: registry.load_trained(device, saved),
+        short_label="Broken test model",
     )
     monkeypatch.setitem(registry.MODELS, broken.name, broken)
     at = AppTest.from_file(APP, default_timeout=600)

@@ -184,7 +184,7 @@ MODEL_PARAMS = [
 
 
 def app(model: str, tab: str = "Ablation", **query) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=300)
+    at = AppTest.from_file("../../app.py", default_timeout=300)
     at.query_params["model"] = model
     at.query_params["tab"] = tab  # only the open tab runs
     at.query_params["text"] = TEXT

@@ -54,7 +54,7 @@ def test_heatmap_hides_special_tokens_of_the_pretrained_encoder(minilm_trace):
 
 
 def test_the_switch_in_the_page_hides_them():
-    at = AppTest.from_file("../app.py", default_timeout=300)
+    at = AppTest.from_file("../../app.py", default_timeout=300)
     at.query_params["model"] = "minilm-l6"
     at.query_params["text"] = "the cat sat"
     at.run()

@@ -2,11 +2,13 @@
 (the sidebar links, Figure 1's blocks), is kept in the URL, and survives bad URLs."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from runtime import registry
 from ui import paper_tab
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
@@ -281,3 +283,26 @@ def test_a_sentence_too_short_for_the_statistic_says_so():
     at.run()
     assert_clean(at)
     assert any("Every head scores 0" in w.value for w in at.warning)
+
+
+def test_figures_3_to_5_run_on_the_first_model_that_learned_from_real_text(monkeypatch):
+    """The tab asks the registry for a model trained on real text, not for a name: a new one
+    ahead of MiniLM, with MiniLM's weights under another name and label, is the one drawn."""
+    minilm = registry.MODELS["minilm-l6"]
+    offered = replace(
+        minilm,
+        name="real-text-test",
+        short_label="Test encoder",
+        load=lambda device: replace(
+            minilm.load(device), name="real-text-test", label="Test encoder from real text"
+        ),
+    )
+    others = dict(registry.MODELS)
+    others["minilm-l6"] = replace(minilm, real_text=False)
+    monkeypatch.setattr(registry, "MODELS", {offered.name: offered, **others})
+    assert paper_tab.heads_model() is offered
+    at = page(model="paper-untrained", paper_view="fig3-5")
+    assert_clean(at)
+    assert any(
+        "Encoder self-attention of Test encoder from real text" in c.value for c in at.caption
+    )

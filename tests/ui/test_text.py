@@ -22,7 +22,7 @@ def test_unknown_words_are_listed_with_suggestions_as_literal_text():
 
 def test_the_sidebar_marks_unknown_words_before_the_output():
     """On the page: the warning sits under the text box and names the typed words escaped."""
-    page = AppTest.from_file("../app.py", default_timeout=600)
+    page = AppTest.from_file("../../app.py", default_timeout=600)
     page.query_params["model"] = "paper-untrained"
     page.query_params["text"] = "The **cat** sat on the mat."
     page.query_params["tab"] = "Model"  # a light tab: the test is about the sidebar

@@ -11,6 +11,7 @@ import torch
 from model.transformer import RunSettings
 from runtime.trace import run
 from viz import scaling
+from viz.stats import entropy
 
 TEXT = "the small dog sees the old man ."
 
@@ -42,10 +43,10 @@ def test_the_stated_spread_of_the_sample_variance_is_the_observed_one(d_k):
 @pytest.mark.parametrize("n", [2, 7, 100])
 def test_uniform_and_one_hot_rows(n):
     uniform = np.full(n, 1 / n)
-    assert scaling.entropy(uniform) == pytest.approx(math.log(n))
+    assert entropy(uniform) == pytest.approx(math.log(n))
     assert scaling.largest_weight(uniform) == pytest.approx(1 / n)
     one_hot = np.eye(n)[n // 2]
-    assert scaling.entropy(one_hot) == 0.0
+    assert entropy(one_hot) == 0.0
     assert scaling.largest_weight(one_hot) == 1.0
     assert scaling.softmax_jacobian_norm(one_hot) == pytest.approx(0.0, abs=1e-12)
     # diag(1/n) − 11ᵀ/n²: diagonal (1/n − 1/n²), off-diagonal −1/n².
@@ -76,7 +77,7 @@ def test_softmax_statistics_match_drawing_every_key():
         p = scaling.softmax(logits * scale)
         for column, values in (
             ("largest weight", scaling.largest_weight(p)),
-            ("entropy (nats)", scaling.entropy(p)),
+            ("entropy (nats)", entropy(p)),
             ("‖Jacobian‖", scaling.softmax_jacobian_norm(p)),
         ):
             # Two independent means of `trials` draws: 5 standard errors of their difference.
@@ -126,12 +127,12 @@ def test_live_runs_with_another_scale_are_softmax_of_scaled_logits(model, reques
         )
 
 
-def test_head_statistics_and_output_change_of_runs(minilm):
+def test_entropy_and_largest_weight_and_output_change_of_runs(minilm):
     runs = {
         "paper": run(minilm, TEXT),
         "unscaled": run(minilm, TEXT, RunSettings(scale=1.0)),
     }
-    table = scaling.head_statistics(runs, "encoder_self")
+    table = scaling.entropy_and_largest_weight_by_run(runs, "encoder_self")
     assert len(table) == 6 * 12
     row = table[(table["layer"] == 2) & (table["head"] == 5)].iloc[0]
     weights = runs["unscaled"].attention["encoder_self"][1, 4].astype(np.float64)

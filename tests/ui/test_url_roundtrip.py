@@ -1,0 +1,311 @@
+"""Every key of the view round-trips through the URL: a shared link with every key set to a
+value other than its default reopens each widget on that value, and the URL the page writes
+back still holds each key.
+
+The keys come from the declarations (`ui.url.DECLARED`, filled by the page's modules): a screen
+below that draws a key it gives no value for fails, and so does a declared key no screen draws,
+so a new widget cannot go untested. An independent list of today's keys (TODAY_KEYS) catches a
+declaration dropped from the code.
+"""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import url
+from ui.paper_tab import TAB_LABEL as PAPER_TAB
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TEXT = "the small dog sees the old man ."  # not the page's default text
+ANOTHER = "another option"  # a value other than the default, from the drawn widget's options
+WIDGET_TYPES = (
+    "selectbox",
+    "radio",
+    "select_slider",
+    "slider",
+    "toggle",
+    "checkbox",
+    "text_input",
+    "text_area",
+    "multiselect",
+)
+
+# Written by hand, not read from the code: every key the page mirrored in the URL when the
+# declarations were introduced.
+TODAY_KEYS = {
+    "model", "text", "present", "decoding", "scene",
+    "view", "kind", "layer", "head", "stretch", "hide_special", "query", "key_token", "heads",
+    "focus", "step",
+    "stats_kind", "stats_layer", "stats_head", "stat", "rollout_layer",
+    "ablate", "ablation_kind",
+    "compare_mode", "compare_text",
+    "pos_n", "pos_d", "pos_k", "pos_first", "pos_layer", "pos_head",
+    "scaling_dk", "scaling_n", "scaling_T", "scaling_kind", "scaling_layer", "scaling_head",
+    "vocab_search",
+    "paper_view", "paper_kind", "paper_layer", "paper_head", "paper_r",
+    "paper_hfig", "paper_htext", "paper_hword", "paper_hante", "paper_hlayer", "paper_hheads",
+    "paper_hall",
+}  # fmt: skip
+
+
+ENCODER_DECODER = "paper-untrained"  # not the default model; 6 layers of 8 heads, d_model 512
+TEXT_B = "the old dog sees the small man ."
+ATTENTION_KEYS = {"stretch": "1", "hide_special": "1"}  # every Attention view seeds them
+PAPER_KEYS = {"paper_kind": "cross", "paper_layer": "2", "paper_head": "3", "paper_r": "3"}
+HEADS_FIGURE_KEYS = {"paper_hlayer": ANOTHER, "paper_hheads": ANOTHER, "paper_hall": "1"}
+
+# (model, tab, the keys that choose what is drawn, the other keys' values). The page's own keys
+# are set on every screen (`_page`).
+SCREENS = [
+    (
+        ENCODER_DECODER,
+        "Attention",
+        {"view": "heatmap"},
+        {"present": "1", "kind": "decoder_self", "layer": "1", "head": "-1"} | ATTENTION_KEYS,
+    ),
+    (
+        ENCODER_DECODER,
+        "Attention",
+        {"view": "heatmap"},
+        {"kind": "cross", "layer": "2", "head": "3"} | ATTENTION_KEYS,
+    ),
+    (
+        "minilm-l6",
+        "Attention",
+        {"view": "heatmap", "kind": "encoder_self"},
+        {"layer": "5", "head": "11"} | ATTENTION_KEYS,
+    ),
+    (
+        ENCODER_DECODER,
+        "Attention",
+        {},
+        {"view": "overview", "kind": "cross", "layer": "3", "head": "-1"} | ATTENTION_KEYS,
+    ),
+    (
+        ENCODER_DECODER,
+        "Attention",
+        {"view": "links"},
+        {"kind": "decoder_self", "layer": "2", "head": "3", "heads": "[0, 2]", "focus": "q1"}
+        | ATTENTION_KEYS,
+    ),
+    (
+        ENCODER_DECODER,
+        "Attention",
+        {"view": "find"},
+        {"kind": "decoder_self", "layer": "3", "head": "-1", "query": "2", "key_token": "1"}
+        | ATTENTION_KEYS,
+    ),
+    (
+        ENCODER_DECODER,
+        "Attention",
+        {"view": "breakdown"},
+        {"kind": "cross", "layer": "1", "head": "4", "query": "1"} | ATTENTION_KEYS,
+    ),
+    (
+        ENCODER_DECODER,
+        "Attention",
+        {"view": "decoding"},
+        {"kind": "cross", "layer": "4", "head": "2", "step": "2"} | ATTENTION_KEYS,
+    ),
+    (
+        ENCODER_DECODER,
+        "Heads & rollout",
+        {},
+        {
+            "stats_kind": "decoder_self",
+            "stats_layer": "1",
+            "stats_head": "2",
+            "stat": "mean_distance",
+            "rollout_layer": "0",
+        },
+    ),  # fmt: skip
+    (ENCODER_DECODER, "Ablation", {"ablate": "encoder_self:0:1"}, {"ablation_kind": "cross"}),
+    (
+        ENCODER_DECODER,
+        "Compare",
+        {"compare_mode": "texts"},
+        {"compare_text": TEXT_B, "kind": "cross", "layer": "1", "head": "-1"},
+    ),
+    (
+        ENCODER_DECODER,
+        "Compare",
+        {"compare_mode": "ablate"},
+        {"ablate": "encoder_self:1:2", "compare_text": TEXT_B, "kind": "decoder_self"}
+        | {"layer": "2", "head": "3"},
+    ),
+    (
+        ENCODER_DECODER,
+        "Compare",
+        {},
+        {"compare_mode": "scale", "compare_text": TEXT_B, "kind": "cross", "layer": "3"}
+        | {"head": "1"},
+    ),
+    (
+        ENCODER_DECODER,
+        "Positional encoding",
+        {},
+        {
+            "pos_n": "50",
+            "pos_d": "64",
+            "pos_k": "3",
+            "pos_first": "shift",
+            "pos_layer": "1",
+            "pos_head": "2",
+        },
+    ),  # fmt: skip
+    (
+        ENCODER_DECODER,
+        "Scaling 1/√d_k",
+        {},
+        {
+            "scaling_dk": "128",
+            "scaling_n": "32",
+            "scaling_T": "0.5",
+            "scaling_kind": "cross",
+            "scaling_layer": "1",
+            "scaling_head": "2",
+        },
+    ),  # fmt: skip
+    (ENCODER_DECODER, "Model", {}, {"vocab_search": "dog"}),
+    (
+        ENCODER_DECODER,
+        PAPER_TAB,
+        {},
+        {"paper_view": "fig2", "paper_kind": "decoder_self", "paper_layer": "1"}
+        | {"paper_head": "2", "paper_r": "3"},
+    ),
+    (
+        ENCODER_DECODER,
+        PAPER_TAB,
+        {"paper_view": "restricted"},
+        {"paper_kind": "decoder_self", "paper_layer": "4", "paper_head": "5", "paper_r": "1"},
+    ),
+    (
+        ENCODER_DECODER,
+        PAPER_TAB,
+        {"paper_view": "fig3-5", "paper_hfig": "4", "paper_htext": "paper"},
+        {"paper_hword": ANOTHER, "paper_hante": ANOTHER} | HEADS_FIGURE_KEYS | PAPER_KEYS,
+    ),
+    (
+        ENCODER_DECODER,
+        PAPER_TAB,
+        {"paper_view": "fig3-5"},
+        {"paper_hfig": "5", "paper_htext": "sidebar"} | HEADS_FIGURE_KEYS | PAPER_KEYS,
+    ),
+]
+
+
+def _page(model: str, tab: str) -> dict[str, str]:
+    """The sidebar's keys, on every screen: all but presentation mode set to another value."""
+    page = {"model": model, "text": TEXT, "tab": tab, "scene": "2", "present": "0"}
+    return page | ({"decoding": "beam"} if model != "minilm-l6" else {})
+
+
+def _open(params: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=600)
+    at.query_params.update(params)
+    return at.run()
+
+
+_opened: dict[tuple, AppTest] = {}
+
+
+def _baseline(params: dict[str, str]) -> AppTest:
+    """A fresh session from these parameters, opened once for the whole module."""
+    key = tuple(sorted(params.items()))
+    if key not in _opened:
+        _opened[key] = _open(params)
+    return _opened[key]
+
+
+def _widget(at: AppTest, key: str):
+    """The drawn widget with this key, or None (a key that is plain session state)."""
+    for kind in WIDGET_TYPES:
+        for widget in at.get(kind):
+            if widget.key == key:
+                return widget
+    return None
+
+
+def _another_option(at: AppTest, key: str):
+    """An option of the drawn integer-valued widget `key` other than its current value."""
+    widget = _widget(at, key)
+    assert widget is not None, f"{key}: no widget to take another option from"
+    values = []
+    for candidate in range(1000):  # the option values are positions, layers or heads
+        try:
+            label = widget.format_func(candidate)
+        except (IndexError, KeyError, ValueError):
+            continue
+        if label in widget.options:
+            values.append(candidate)
+    current = widget.value
+    if isinstance(current, list):  # a multiselect: a different set of options
+        return [values[0]] if current != [values[0]] else [values[1]]
+    return next(v for v in values if v != current)
+
+
+checked: set[str] = set()  # every key a screen restored, for the coverage tests below
+checked_not_default: set[str] = set()  # ... from a value other than its default
+seeded_by_screens: set[str] = set()
+
+
+@pytest.mark.parametrize(
+    ("model", "tab", "selectors", "values"),
+    SCREENS,
+    ids=[
+        f"{tab}-{'-'.join(sel.values()) or model}-{i}"
+        for i, (model, tab, sel, _) in enumerate(SCREENS)
+    ],
+)
+def test_every_key_on_screen_round_trips(model, tab, selectors, values):
+    page = _page(model, tab)
+    screen = _baseline(page | selectors)  # what is drawn, with the other keys' defaults
+    chosen = {
+        key: _another_option(screen, key) if value == ANOTHER else url.DECLARED[key].parse(value)
+        for key, value in values.items()
+    }
+    link = page | selectors | {key: url.url_text(value) for key, value in chosen.items()}
+
+    at = _open(link)
+
+    assert not at.exception, [e.value for e in at.exception]
+    seeded = set(at.session_state[url.SEEDED_THIS_RUN])
+    untested = seeded - set(link)
+    assert not untested, f"drawn on this screen but given no value here: {sorted(untested)}"
+    if tab != "Attention":  # the default tab is left out of the URL (Streamlit's own binding)
+        assert at.session_state["tab"] == tab and at.query_params["tab"] == tab
+    for key in sorted(set(link) - {"tab"}):
+        expected = url.DECLARED[key].parse(link[key])
+        assert at.session_state[key] == expected, f"{key} not restored from the URL"
+        widget = _widget(at, key)
+        if widget is not None:
+            assert widget.value == expected, f"the widget {key} shows {widget.value!r}"
+        # Its default: in the page as it first opens, in this tab, or on this screen.
+        baseline = _baseline({} if key in page else page if key in selectors else page | selectors)
+        if key in baseline.session_state and baseline.session_state[key] != expected:
+            checked_not_default.add(key)
+    # The mirror: with the URL emptied (the session keeps the view), the next run writes every
+    # key back.
+    at.query_params.clear()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    for key in sorted(set(link) - {"tab"}):
+        assert at.query_params.get(key) == link[key], f"{key} not written back to the URL"
+    checked.update(set(link) - {"tab"})
+    seeded_by_screens.update(seeded)
+
+
+def test_every_declared_key_round_trips_from_a_value_not_its_default():
+    """Runs after the screens (pytest keeps the file's order)."""
+    assert seeded_by_screens, "run with the screens above"
+    declared = set(url.DECLARED)
+    assert declared - seeded_by_screens == set(), "declared keys no screen draws"
+    assert declared - checked_not_default == set(), "declared keys never set to another value"
+
+
+def test_todays_keys_are_still_declared_and_round_trip():
+    assert checked, "run with the screens above"
+    assert TODAY_KEYS - set(url.DECLARED) == set(), "keys no longer declared"
+    assert TODAY_KEYS - checked_not_default == set(), "keys no screen checked"

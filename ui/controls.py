@@ -1,0 +1,81 @@
+"""The selectors several tabs share: attention kind, layer and head (optionally "mean over
+heads"), each mirrored in the URL under the key the tab declares (`ui.url.UrlKey`).
+
+Each `seed_*` gives the key its value from the URL, valid for this run's model; each selector
+seeds and draws. A tab that keeps a choice for a view without its selector (the Attention
+tab's layer in the model overview) seeds it without drawing it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from viz.attention import head_label
+from viz.style import KIND_LABELS
+
+from .url import UrlKey
+
+HEAD_MEAN = -1  # the "mean over heads" choice in a head selector
+
+# The Attention and Compare tabs' head, shared: a head chosen in one opens in the other.
+KIND = UrlKey("kind")
+LAYER = UrlKey("layer", int)
+HEAD = UrlKey("head", int)
+
+
+def seed_kind(key: UrlKey, kinds: list[str]) -> None:
+    key.seed(kinds[0], valid=lambda v: v in kinds)
+
+
+def seed_layer(key: UrlKey, n_layers: int, default: int = 0) -> None:
+    key.seed(default, valid=lambda v: 0 <= v < n_layers)
+
+
+def seed_head(key: UrlKey, n_heads: int, mean: bool = False) -> None:
+    key.seed(0, valid=lambda v: (mean and v == HEAD_MEAN) or 0 <= v < n_heads)
+
+
+def kind_selector(where, key: UrlKey, kinds: list[str], label: str = "Attention kind") -> str:
+    seed_kind(key, kinds)
+    return where.selectbox(label, kinds, format_func=KIND_LABELS.get, key=key.name)
+
+
+def layer_selector(
+    where, key: UrlKey, n_layers: int, label: str = "Layer", default: int = 0
+) -> int:
+    """A slider over the layers, shown from 1."""
+    seed_layer(key, n_layers, default)
+    return where.select_slider(
+        label, options=list(range(n_layers)), format_func=lambda i: str(i + 1), key=key.name
+    )
+
+
+def head_selector(where, key: UrlKey, n_heads: int, mean: bool = False) -> int:
+    """A select box of the heads, shown from 1; with `mean`, HEAD_MEAN first. A view that
+    needs one head (mean=False) turns a mean chosen elsewhere into head 1."""
+    seed_head(key, n_heads, mean)
+    options = ([HEAD_MEAN] if mean else []) + list(range(n_heads))
+    return where.selectbox(
+        "Head",
+        options,
+        format_func=lambda h: head_label(None if h == HEAD_MEAN else h),
+        key=key.name,
+    )
+
+
+def head_row(trace, kind_choice: bool = True, head_choice: str = "one", layer_choice: bool = True):
+    """The Attention and Compare tabs' row of kind, layer and head selectors (the shared KIND,
+    LAYER and HEAD keys); head_choice is "one", "one_or_mean" or "none". Views of every layer
+    at once have no layer choice (layer_choice=False): the layer is then None, and a view
+    without a kind choice shows cross attention."""
+    columns = st.columns([2, 3, 2])
+    kind = "cross"
+    if kind_choice:
+        kind = kind_selector(columns[0], KIND, list(trace.kinds))
+    layer = None
+    if layer_choice:
+        layer = layer_selector(columns[1], LAYER, trace.n_layers)
+    head = None
+    if head_choice != "none":
+        head = head_selector(columns[2], HEAD, trace.n_heads, mean=head_choice == "one_or_mean")
+    return kind, layer, head

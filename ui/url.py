@@ -1,0 +1,162 @@
+"""The view in the URL: each session key declared once (`UrlKey`), seeded from the URL when a
+session starts and mirrored back into it after every run, so a reload or a shared link reopens
+what was on screen.
+
+Streamlit's own `bind="query-params"` (used for the tab bar, app.py) does not serve the other
+widgets here: it drops a widget's parameter whenever the widget is not drawn in a run (only the
+open tab runs, so a tab switch would drop the other tabs' views), drops default values, writes
+a select box's shown label ("head 3") instead of its value, cannot hold keys that are plain
+session state (the ablated heads, the Heads tab's chosen row), and forbids setting the
+parameter through `st.query_params` (the demo scenes do). Hence this small layer.
+
+The mirror is derived from the declarations: every key seeded in a run (`UrlKey.seed`) is
+written back at its end (`mirror`), so no list of keys is kept by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+from streamlit.runtime.state.common import user_key_from_element_id
+
+# Every declared key by name: what tests/ui/test_url_roundtrip.py opens the tabs with.
+DECLARED: dict[str, UrlKey] = {}
+
+# The session key holding the keys seeded in the current run (tests read it too).
+SEEDED_THIS_RUN = "url_keys_this_run"
+# The URL's values of the keys whose widget values the browser sent (see UrlKey.seed).
+FALLBACKS_THIS_RUN = "url_fallbacks_this_run"
+
+
+def parse_bool(raw: str) -> bool:
+    if raw not in ("0", "1"):
+        raise ValueError(raw)
+    return raw == "1"
+
+
+def parse_int_list(raw: str) -> list[int]:
+    """A list of integers as `mirror` writes it ("[0, 2]"), or typed by hand ("0,2")."""
+    return [int(part) for part in raw.strip("[]").replace(" ", "").split(",") if part]
+
+
+def url_text(value: Any) -> str:
+    """A session value as the URL holds it (the inverse of the key's parser)."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def _always(_value: Any) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class UrlKey:
+    """A session key mirrored in the URL under the same name. `parse` reads the URL's text
+    (raising ValueError or TypeError on a malformed one); `in_url` says whether a value is
+    written to the URL at all (a text too long for a URL is not)."""
+
+    name: str
+    parse: Callable[[str], Any] = str
+    in_url: Callable[[Any], bool] = _always
+
+    def __post_init__(self) -> None:
+        if self.name in DECLARED:
+            raise ValueError(f"URL key {self.name!r} is declared twice")
+        DECLARED[self.name] = self
+
+    def current(self) -> Any:
+        """The key's value in this run, also where its widget is not drawn (yet)."""
+        if self.name in st.session_state:
+            return st.session_state[self.name]
+        return st.session_state[FALLBACKS_THIS_RUN][self.name]
+
+    def _from_url(self, default: Any) -> Any:
+        raw = st.query_params.get(self.name)
+        if raw is None:
+            return default
+        try:
+            return self.parse(raw)
+        except (TypeError, ValueError):
+            return default
+
+    def seed(self, default: Any, valid: Callable[[Any], bool] | None = None) -> None:
+        """Give the session key its value from the URL once a session (a malformed or invalid
+        one falls back to `default`), and mirror it in the URL at the end of this run.
+
+        Call it before the widget with `key=self.name` is drawn. A value the browser sent for
+        that widget wins over the URL: after a server failover the browser's first request
+        opens a fresh session carrying the student's latest change, which the URL (one run
+        behind) would otherwise overwrite.
+        """
+        _seeded_this_run()[self.name] = None
+        known = self.name in st.session_state
+        value = st.session_state[self.name] if known else self._from_url(default)
+        if valid is not None and not valid(value):
+            # From a bad URL, or left over from another model (a kind or layer it does not have).
+            value = default
+        elif known:
+            return
+        if not known and _sent_by_browser(self.name):
+            # The widget takes the browser's value when it is drawn; until then (or if this run
+            # does not draw it) `current` falls back to the URL's.
+            st.session_state[FALLBACKS_THIS_RUN][self.name] = value
+        else:
+            st.session_state[self.name] = value
+
+
+def start_run() -> None:
+    """Forget the keys seeded by the last run (call it first thing in the page script)."""
+    st.session_state[SEEDED_THIS_RUN] = {}
+    st.session_state[FALLBACKS_THIS_RUN] = {}
+
+
+def mirror() -> None:
+    """Write the current value of every key seeded in this run to the query string, in the
+    order the page seeded them (a new key is added at the URL's end)."""
+    for name in _seeded_this_run():
+        if name not in st.session_state:
+            continue
+        value = st.session_state[name]
+        if not DECLARED[name].in_url(value):
+            continue
+        text = url_text(value)
+        if st.query_params.get(name) != text:
+            st.query_params[name] = text
+
+
+def _seeded_this_run() -> dict[str, None]:
+    """The keys seeded in this run, in order (a dict: an ordered set)."""
+    return st.session_state.setdefault(SEEDED_THIS_RUN, {})
+
+
+def _sent_by_browser(name: str) -> bool:
+    """Whether this run's request carried a value for the widget with user key `name` (its
+    element id ends with the key: streamlit.runtime.state.common)."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return False
+    return any(
+        user_key_from_element_id(widget.id) == name
+        for widget in ctx.session_state.get_widget_states()
+    )
+
+
+# Longer texts stay out of the URL, which browsers cap in length.
+URL_TEXT_LIMIT = 2000
+
+
+def fits_in_url(text: str) -> bool:
+    return len(text) <= URL_TEXT_LIMIT
+
+
+# The page's own keys (app.py's sidebar; a page script runs again every run, so they are
+# declared here, once).
+MODEL = UrlKey("model")
+TEXT = UrlKey("text", in_url=fits_in_url)
+PRESENT = UrlKey("present", parse_bool)
+DECODING = UrlKey("decoding")
