@@ -201,6 +201,13 @@ class StreamlitSession:
         if self._reader is not None:
             await self._reader
 
+    def carry_over(self, page: StreamlitSession, values: bool = True) -> None:
+        """Act as `page`'s browser reconnecting to a new session (a server failover): it still
+        knows the widgets it drew and, with `values`, sends the values it holds."""
+        self._widgets = dict(page._widgets)
+        if values:
+            self._values = dict(page._values)
+
     # ---- what the page shows
 
     def widget(self, key: str):

@@ -30,7 +30,7 @@ def test_the_first_action_after_a_failover_wins_over_the_url(tmp_path):
             # The process dies; the page reconnects to a new session with its URL (the mirror
             # of the run above) and sends the sentence typed since, with what else it holds.
             async with StreamlitSession(url, page.query_string) as reconnected:
-                reconnected._widgets = dict(page._widgets)  # the browser still knows its widgets
+                reconnected.carry_over(page, values=False)
                 await reconnected.set_text("text", TYPED_AFTER_FAILOVER)
                 after_failover = reconnected.last_chart(CHART).axis_labels("x")
             await page.set_text("text", TYPED_AFTER_FAILOVER)  # the same change, no failover
@@ -52,8 +52,7 @@ def test_a_first_action_after_a_failover_that_hides_a_sent_widget_draws_the_page
             await page.rerun()
             await page.choose("kind", KIND_LABELS["decoder_self"])
             async with StreamlitSession(url, page.query_string) as reconnected:
-                reconnected._widgets = dict(page._widgets)  # the browser still knows its widgets
-                reconnected._values = dict(page._values)  # and the values it holds
+                reconnected.carry_over(page)
                 run = await reconnected.choose("view", VIEWS["decoding"])
                 return run, reconnected.last_chart("decoding_attention")
 
