@@ -336,10 +336,19 @@ def train(
         flush=True,
     )
     bf16 = recipe.autocast == "bf16" or (recipe.autocast == "auto" and native_bf16())
+    # recorded in every checkpoint, so a session stopped right after a save (how a long run
+    # ends a working session) still shows in the history
     session: dict[str, Any] = {
         "from_step": progress["step"],
         "autocast": "bf16" if bf16 else "fp32",
+        "to_step": progress["step"],
     }
+    progress["sessions"].append(session)
+
+    def save() -> None:
+        session["to_step"] = progress["step"]
+        save_checkpoint(checkpoint_dir, model, optimizer, progress, tokenizer, recipe.moments)
+
     model.train()
     bar = tqdm(total=end, initial=progress["step"], mininterval=10, unit="step")
     window_loss, window_tokens, window_started = 0.0, 0, time.perf_counter()
@@ -379,17 +388,13 @@ def train(
                 progress["loss_history"].append([step, round(window_loss / window_tokens, 4)])
                 window_loss, window_tokens, window_started = 0.0, 0, time.perf_counter()
             if time.perf_counter() - last_save > 60 * recipe.checkpoint_minutes:
-                save_checkpoint(
-                    checkpoint_dir, model, optimizer, progress, tokenizer, recipe.moments
-                )
+                save()
                 last_save = time.perf_counter()
         else:
             progress["epoch"] += 1
             progress["batch_in_epoch"] = 0
     bar.close()
-    session["to_step"] = progress["step"]
-    progress["sessions"].append(session)
-    save_checkpoint(checkpoint_dir, model, optimizer, progress, tokenizer, recipe.moments)
+    save()
     return model, tokenizer, progress, config
 
 

@@ -10,6 +10,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+import model.train as training
 from model.evaluate import main as evaluate_main
 from model.subword import SubwordTokenizer
 from model.train import Phase, Recipe, native_bf16, rate, ship, train
@@ -91,6 +92,28 @@ def test_resuming_from_a_checkpoint_gives_the_uninterrupted_result(runs):
     assert resumed[2]["sessions"] == [
         {"from_step": 0, "autocast": "fp32", "to_step": 20},
         {"from_step": 20, "autocast": "fp32", "to_step": 40},
+    ]
+
+
+def test_every_checkpoint_records_the_session_so_far(tmp_path, monkeypatch):
+    """A long run ends a working session by being stopped right after a periodic save; the
+    session must already be in that checkpoint's history."""
+    saved: list[list[dict]] = []
+    real_save = training.save_checkpoint
+
+    def spy(path, model, optimizer, progress, tokenizer, moments):
+        saved.append(json.loads(json.dumps(progress["sessions"])))
+        real_save(path, model, optimizer, progress, tokenizer, moments)
+
+    monkeypatch.setattr(training, "save_checkpoint", spy)
+    every_step = replace(TINY, checkpoint_minutes=0.0)
+    train(every_step, tmp_path / "ck", stop_at=3, workers=1, cache=tmp_path / "data")
+    assert saved[0] == [{"from_step": 0, "autocast": "fp32", "to_step": 1}]
+    assert saved[-1] == [{"from_step": 0, "autocast": "fp32", "to_step": 3}]
+    train(every_step, tmp_path / "ck", stop_at=5, workers=1, cache=tmp_path / "data")
+    assert saved[-1] == [
+        {"from_step": 0, "autocast": "fp32", "to_step": 3},
+        {"from_step": 3, "autocast": "fp32", "to_step": 5},
     ]
 
 
