@@ -57,7 +57,7 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def _held_out(
+def held_out_examples(
     n: int, seed: int, keep: Callable[[Example], bool] = lambda ex: True
 ) -> list[Example]:
     """`n` generated examples that `keep` accepts (drawn in rounds with seeds from `seed`)."""
@@ -174,7 +174,7 @@ def evaluate(
 ) -> dict[str, Any]:
     """Every figure of the module docstring; `hand_size` limits the hand-written pairs (tests)."""
     model.eval()
-    test = _held_out(test_size, test_seed)
+    test = held_out_examples(test_size, test_seed)
     refs = [ex.german_text for ex in test]
     beam = [translate(model, tokenizer, ex.english_text, "beam") for ex in test]
     greedy = [translate(model, tokenizer, ex.english_text, "greedy") for ex in test]
@@ -185,11 +185,11 @@ def evaluate(
 
     median = statistics.median(len(ex.english) for ex in test)
     long_from = math.floor(1.5 * median)
-    two = _held_out(
+    two = held_out_examples(
         set_size, test_seed + 1, lambda ex: bool({"coordination", "subordinate"} & ex.phenomena)
     )
-    long = _held_out(set_size, test_seed + 2, lambda ex: len(ex.english) > long_from)
-    coref = _held_out(coref_size, test_seed + 3, lambda ex: bool(ex.coreference))
+    long = held_out_examples(set_size, test_seed + 2, lambda ex: len(ex.english) > long_from)
+    coref = held_out_examples(coref_size, test_seed + 3, lambda ex: bool(ex.coreference))
 
     def beam_exact(examples: list[Example]) -> tuple[list[str], float]:
         hyps = [translate(model, tokenizer, ex.english_text, "beam") for ex in examples]
