@@ -45,7 +45,15 @@ from .transformer import (
     padding_mask,
     subsequent_mask,
 )
-from .weights import WEIGHTS_DIR, save_weights
+from .weights import (
+    WEIGHTS_DIR,
+    WeightsError,
+    check_sha256,
+    load_tied,
+    save_weights,
+    sha256_of,
+    without_tied_copies,
+)
 
 ROOT = Path(__file__).parent.parent
 
@@ -229,7 +237,8 @@ def loss_on_batch(
 
 
 # ------------------------------------------------------------------ checkpoints
-# safetensors for tensors, JSON for the rest, so resuming never unpickles.
+# safetensors for tensors, JSON for the rest, so resuming never unpickles; progress.json holds
+# the tensor file's sha256, checked before it is read.
 
 
 def save_checkpoint(
@@ -242,7 +251,10 @@ def save_checkpoint(
 ) -> None:
     path.mkdir(parents=True, exist_ok=True)
     store = torch.bfloat16 if moments == "bf16" else torch.float32
-    tensors = {f"model.{k}": v.detach().clone().contiguous() for k, v in model.state_dict().items()}
+    tensors = {
+        f"model.{k}": v.detach().clone().contiguous()
+        for k, v in without_tied_copies(model.state_dict()).items()
+    }
     opt = optimizer.state_dict()
     for index, state in opt["state"].items():
         for key, value in state.items():
@@ -255,7 +267,11 @@ def save_checkpoint(
     save_file(tensors, str(path / "checkpoint.tmp"))
     (path / "checkpoint.tmp").replace(path / "checkpoint.safetensors")
     (path / "tokenizer.json").write_text(tokenizer.to_json())
-    meta = dict(progress, param_groups=opt["param_groups"])
+    meta = dict(
+        progress,
+        param_groups=opt["param_groups"],
+        checkpoint_sha256=sha256_of(path / "checkpoint.safetensors"),
+    )
     (path / "progress.tmp").write_text(json.dumps(meta, indent=1))
     (path / "progress.tmp").replace(path / "progress.json")
 
@@ -266,8 +282,13 @@ def load_checkpoint(
     if not (path / "progress.json").exists():
         return None
     meta: dict[str, Any] = json.loads((path / "progress.json").read_text())
+    if "checkpoint_sha256" not in meta:
+        raise WeightsError(
+            f"{path / 'progress.json'} records no sha256 to check the checkpoint against"
+        )
+    check_sha256(path / "checkpoint.safetensors", meta.pop("checkpoint_sha256"))
     tensors = load_file(str(path / "checkpoint.safetensors"))
-    model.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
+    load_tied(model, {k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
     state: dict[int, dict[str, Tensor]] = {}
     for name, value in tensors.items():
         if name.startswith("optim."):

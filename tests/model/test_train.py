@@ -14,6 +14,7 @@ import model.train as training
 from model.evaluate import main as evaluate_main
 from model.subword import SubwordTokenizer
 from model.train import Phase, Recipe, native_bf16, rate, ship, train
+from model.weights import WeightsError
 from runtime.registry import ModelUnavailable, load_trained
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,6 +130,38 @@ def test_compact_checkpoint_halves_the_moments_and_resumes_closely(runs):
     last = [run[2]["loss_history"][-5:] for run in (whole, compacted)]
     losses = [sum(loss for _, loss in h) / len(h) for h in last]
     assert abs(losses[0] - losses[1]) < 0.05, last  # ... but not where it leads
+
+
+def test_the_checkpoint_holds_each_tied_matrix_once(runs):
+    """The shared embedding matrix (Section 3.4) is one parameter and one set of Adam moments:
+    the checkpoint holds exactly the distinct parameters torch lists, once each."""
+    tmp, whole, _, _ = runs
+    stored = load_file(str(tmp / "whole" / "checkpoint.safetensors"))
+    weights = {k.removeprefix("model.") for k in stored if k.startswith("model.")}
+    assert weights == {name for name, _ in whole[0].named_parameters()}
+    n_parameters = len(list(whole[0].parameters()))
+    assert {k for k in stored if k.endswith(".exp_avg")} == {
+        f"optim.{i}.exp_avg" for i in range(n_parameters)
+    }
+
+
+@pytest.mark.parametrize("damage", ["a changed byte", "no recorded sha256"])
+def test_a_damaged_checkpoint_is_refused_before_it_is_read(runs, tmp_path, damage):
+    tmp, _, _, _ = runs
+    copy = tmp_path / "ck"
+    shutil.copytree(tmp / "whole", copy)
+    if damage == "a changed byte":
+        data = bytearray((copy / "checkpoint.safetensors").read_bytes())
+        data[-3] ^= 0xFF
+        (copy / "checkpoint.safetensors").write_bytes(bytes(data))
+        expected = "damaged"
+    else:
+        meta = json.loads((copy / "progress.json").read_text())
+        del meta["checkpoint_sha256"]
+        (copy / "progress.json").write_text(json.dumps(meta))
+        expected = "records no sha256"
+    with pytest.raises(WeightsError, match=expected):
+        run(tmp_path, "ck", TINY)
 
 
 def test_the_checkpoint_keeps_the_tokenizer(runs):

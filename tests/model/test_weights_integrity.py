@@ -15,7 +15,14 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from model.transformer import TransformerConfig, make_model
-from model.weights import WeightsError, load_weights, read_sidecar, save_weights, sidecar_path
+from model.weights import (
+    WeightsError,
+    load_tied,
+    load_weights,
+    read_sidecar,
+    save_weights,
+    sidecar_path,
+)
 from runtime import pretrained, registry
 from runtime.registry import ModelEntry, ModelUnavailable
 
@@ -47,12 +54,40 @@ def saved(tmp_path, small):
 
 
 def test_intact_file_loads_the_saved_tensors(saved, small):
-    tensors = load_weights(saved, read_sidecar(saved)["sha256"])
-    for name, value in small[0].state_dict().items():
-        # Stored as fp16 (save_weights), read back as float32.
-        assert torch.equal(tensors[name], value.half().float()), name
     loaded = registry.load_trained(CPU, saved)
     assert loaded.model.config == small[1]
+    restored = loaded.model.state_dict()
+    for name, value in small[0].state_dict().items():
+        # Stored as fp16 (save_weights), read back as float32.
+        assert torch.equal(restored[name], value.half().float()), name
+
+
+def test_the_file_holds_each_tied_matrix_once(saved, small):
+    """Section 3.4's shared embedding matrix is one parameter under three names; the file
+    holds exactly the distinct parameters torch itself lists, and a network loaded from it still
+    shares the one matrix."""
+    tensors = load_weights(saved, read_sidecar(saved)["sha256"])
+    assert set(tensors) == {name for name, _ in small[0].named_parameters()}
+    assert len(tensors) < len(small[0].state_dict())
+    loaded = registry.load_trained(CPU, saved).model
+    assert loaded.generator.proj.weight is loaded.src_embed.tokens.lut.weight
+
+
+def test_a_file_that_lacks_a_tensor_the_network_needs_is_refused(saved, small, tmp_path):
+    tensors = load_weights(saved, read_sidecar(saved)["sha256"])
+    del tensors["decoder.layers.0.sublayer.2.norm.weight"]
+    with pytest.raises(
+        RuntimeError, match=r"missing \['decoder.layers.0.sublayer.2.norm.weight'\]"
+    ):
+        load_tied(make_model(small[1]), tensors)
+
+
+def test_a_file_with_every_name_of_a_tied_matrix_loads_too(small):
+    """Weights written before the tied copies were dropped (v1's en-de) list all three names."""
+    model, config, _ = small
+    fresh = make_model(config, seed=4)
+    load_tied(fresh, model.state_dict())
+    assert all(torch.equal(a, b) for a, b in zip(fresh.parameters(), model.parameters()))
 
 
 def damage(path: Path, how: str) -> None:
