@@ -78,6 +78,46 @@ def _bleu(hypotheses: list[str], references: list[str]) -> float:
     return round(sacrebleu.corpus_bleu(hypotheses, [references]).score, 2)
 
 
+def pronoun_right(examples: list[Example], hypotheses: list[str]) -> float:
+    """Share of pronoun links whose German pronoun (gender and number of the antecedent) is the
+    gold one at the gold position."""
+    right = [
+        words(h)[link.german_pronoun : link.german_pronoun + 1] == [ex.german[link.german_pronoun]]
+        for ex, h in zip(examples, hypotheses)
+        for link in ex.coreference
+    ]
+    return round(sum(right) / max(1, len(right)), 4)
+
+
+@torch.inference_mode()
+def quick_look(
+    model: EncoderDecoder,
+    tokenizer: SubwordTokenizer,
+    test_seed: int,
+    size: int = 300,
+    coref_size: int = 150,
+) -> dict[str, float]:
+    """A look of a few minutes at a model in training, greedy: exact match and BLEU on `size`
+    held-out sentences of the whole distribution, and the pronoun right on `coref_size` pronoun
+    sentences (drawn as `evaluate` draws its sets). Decoding draws no random numbers, so a
+    training run goes on as if it had not looked."""
+    was_training = model.training
+    model.eval()
+    test = held_out_examples(size, test_seed)
+    greedy = [translate(model, tokenizer, ex.english_text, "greedy") for ex in test]
+    refs = [ex.german_text for ex in test]
+    coref = held_out_examples(coref_size, test_seed + 3, lambda ex: bool(ex.coreference))
+    coref_hyps = [translate(model, tokenizer, ex.english_text, "greedy") for ex in coref]
+    model.train(was_training)
+    return {
+        "greedy_exact_match": _exact(greedy, refs),
+        "greedy_bleu": _bleu(greedy, refs),
+        "sentences": len(test),
+        "pronoun_right": pronoun_right(coref, coref_hyps),
+        "pronoun_sentences": len(coref),
+    }
+
+
 def attention_on_gold(
     model: EncoderDecoder, tokenizer: SubwordTokenizer, example: Example
 ) -> tuple[Tensor, Tensor, list[tuple[int, ...]], list[PieceLink]]:
@@ -198,11 +238,6 @@ def evaluate(
     _, two_exact = beam_exact(two)
     _, long_exact = beam_exact(long)
     coref_hyps, coref_exact = beam_exact(coref)
-    pronoun_right = [
-        words(h)[link.german_pronoun : link.german_pronoun + 1] == [ex.german[link.german_pronoun]]
-        for ex, h in zip(coref, coref_hyps)
-        for link in ex.coreference
-    ]
     same_names = {n.en for n in lexicon.load().names if n.en == n.de}
     copied = [
         word in words(hyp)
@@ -239,7 +274,7 @@ def evaluate(
         "coreference": {
             "size": len(coref),
             "exact_match": coref_exact,
-            "pronoun_right": round(sum(pronoun_right) / max(1, len(pronoun_right)), 4),
+            "pronoun_right": pronoun_right(coref, coref_hyps),
             "hand_written_pronoun_pairs": round(
                 sum(g == h for _, g, h in hand_pronouns) / max(1, len(hand_pronouns)), 4
             ),

@@ -22,7 +22,7 @@ import json
 import random
 import time
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -328,9 +328,12 @@ def train(
     stop_at: int | None = None,
     workers: int = 2,
     cache: Path | None = None,
+    look: Callable[[EncoderDecoder, SubwordTokenizer], dict[str, Any]] | None = None,
 ) -> tuple[EncoderDecoder, SubwordTokenizer, dict[str, Any], TransformerConfig]:
     """Train (or go on training) until the recipe's last step, `stop_at`, or `minutes`.
-    `cache`: where this machine keeps the generated training texts between runs."""
+    `cache`: where this machine keeps the generated training texts between runs. `look`: held-out
+    figures of the model where a run stops before the recipe's end, kept in the checkpoint's
+    `looks`, so the sessions of a long run leave a curve of quality beside the loss history."""
     torch.set_num_threads(recipe.threads)
     started_at = time.perf_counter()
     texts = training_texts(recipe.train_size, recipe.data_seed, workers, cache)
@@ -415,6 +418,10 @@ def train(
             progress["epoch"] += 1
             progress["batch_in_epoch"] = 0
     bar.close()
+    if look is not None and progress["step"] < recipe.steps:  # the last step is fully evaluated
+        progress.setdefault("looks", []).append(
+            {"step": progress["step"], **look(model, tokenizer)}
+        )
     save()
     return model, tokenizer, progress, config
 
@@ -443,6 +450,7 @@ def ship(
             "label_smoothing": recipe.smoothing,
             "sessions": progress["sessions"],
             "loss_history": progress["loss_history"],
+            "looks": progress.get("looks", []),
         },
         "metrics": metrics,
     }
@@ -462,13 +470,21 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     recipe = Recipe.read(args.recipe)
     checkpoint_dir = args.checkpoint_dir or ROOT / "checkpoints" / recipe.name
+    from .evaluate import evaluate, quick_look
+
     model, tokenizer, progress, config = train(
-        recipe, checkpoint_dir, args.minutes, args.stop_at, args.workers, ROOT / "runs" / "data"
+        recipe,
+        checkpoint_dir,
+        args.minutes,
+        args.stop_at,
+        args.workers,
+        ROOT / "runs" / "data",
+        look=lambda model, tokenizer: quick_look(model, tokenizer, recipe.test_seed),
     )
     if progress["step"] < recipe.steps:
+        print(f"held-out look at step {progress['step']}: {json.dumps(progress['looks'][-1])}")
         print(f"stopped at step {progress['step']} of {recipe.steps}; run again to go on")
         return
-    from .evaluate import evaluate
 
     model.eval()
     print("evaluating on the held-out sets ...", flush=True)

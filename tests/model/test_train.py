@@ -12,6 +12,7 @@ from safetensors.torch import load_file
 
 import model.train as training
 from model.evaluate import main as evaluate_main
+from model.evaluate import quick_look
 from model.subword import SubwordTokenizer
 from model.train import Phase, Recipe, native_bf16, rate, ship, train
 from model.weights import WeightsError
@@ -62,8 +63,8 @@ def test_the_shipped_recipe_is_the_papers_model_within_the_issues_sizes():
     assert [p.until_step for p in recipe.phases] == sorted(p.until_step for p in recipe.phases)
 
 
-def run(tmp: Path, name: str, recipe: Recipe, stop_at: int | None = None):
-    return train(recipe, tmp / name, stop_at=stop_at, workers=1, cache=tmp / "data")
+def run(tmp: Path, name: str, recipe: Recipe, stop_at: int | None = None, look=None):
+    return train(recipe, tmp / name, stop_at=stop_at, workers=1, cache=tmp / "data", look=look)
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +163,24 @@ def test_a_damaged_checkpoint_is_refused_before_it_is_read(runs, tmp_path, damag
         expected = "records no sha256"
     with pytest.raises(WeightsError, match=expected):
         run(tmp_path, "ck", TINY)
+
+
+def test_a_stopped_run_records_a_held_out_look_and_goes_on_as_if_it_had_not_looked(runs):
+    tmp, whole, _, _ = runs
+
+    def look(model, tokenizer):
+        return quick_look(model, tokenizer, TINY.test_seed, size=4, coref_size=2)
+
+    stopped = run(tmp, "looked", TINY, stop_at=20, look=look)
+    (record,) = stopped[2]["looks"]
+    assert record["step"] == 20 and record["sentences"] == 4 and record["pronoun_sentences"] == 2
+    assert 0 <= record["greedy_exact_match"] <= 1 and 0 <= record["pronoun_right"] <= 1
+    finished = run(tmp, "looked", TINY, look=look)
+    assert len(finished[2]["looks"]) == 1  # the recipe's last step gets the full evaluation
+    assert stopped[0].training  # looking left the model in training mode
+    a, b = whole[0].state_dict(), finished[0].state_dict()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
 
 
 def test_the_checkpoint_keeps_the_tokenizer(runs):
