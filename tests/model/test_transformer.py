@@ -9,6 +9,7 @@ from torch.nn import functional as F
 
 from model.transformer import (
     DEFAULT_SETTINGS,
+    Dropout,
     MultiHeadedAttention,
     RunSettings,
     SublayerConnection,
@@ -92,6 +93,35 @@ def test_rows_sum_to_one_causal_and_padding_weights_are_exactly_zero():
     for record in encoded.attention + decoded.cross_attention:
         assert (record.weights[0, :, :, 4:] == 0).all()  # the first source has 2 padding keys
         assert (record.weights[1] > 0).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_dropout_zeroes_a_share_p_and_scales_the_rest_as_torchs_dropout_does(dtype):
+    p, n = 0.1, 400_000
+    x = torch.ones(n, dtype=dtype, requires_grad=True)
+    ours = Dropout(p).train()(x)
+    theirs = torch.nn.Dropout(p).train()(x.detach())
+    assert ours.dtype == theirs.dtype == dtype
+    # the same two values: 0 and 1 / (1 - p) as torch rounds it in this dtype
+    assert (
+        set(ours.unique().tolist()) == set(theirs.unique().tolist()) == {0.0, theirs.max().item()}
+    )
+    dropped = (ours == 0).float().mean().item()
+    assert abs(dropped - p) < 5 * math.sqrt(p * (1 - p) / n)  # five standard deviations
+    ours.sum().backward()
+    assert torch.equal(x.grad, ours.detach())  # d(x * mask * scale)/dx on ones is the output
+
+
+def test_dropout_is_the_identity_outside_training_and_follows_torchs_seed():
+    x = torch.randn(3, 5, 7)
+    assert Dropout(0.1).eval()(x) is x
+    assert Dropout(0.0).train()(x) is x
+    torch.manual_seed(7)
+    first = Dropout(0.5).train()(x)
+    torch.manual_seed(7)
+    assert torch.equal(first, Dropout(0.5).train()(x))  # checkpoints restore torch's RNG state
+    with pytest.raises(ValueError, match="dropout probability"):
+        Dropout(1.0)
 
 
 def test_positional_encoding_equals_the_papers_formula():
