@@ -124,8 +124,8 @@ class Dropout(nn.Module):
     """Dropout (Section 5.4, P_drop = p): while training, each element is zeroed with probability
     p and the others are scaled by 1 / (1 - p); otherwise the identity. What nn.Dropout does, with
     its mask drawn as uniform numbers >= p (torch.rand, 2^-24 apart) instead of by torch's
-    Bernoulli sampler, which on the CPU took a fifth of a training step: a full step is
-    measured side by side against nn.Dropout by bench/train_dropout.py."""
+    Bernoulli sampler, which took 20% of a one-thread training step on the CPU (torch.profiler).
+    bench/train_dropout.py times a whole step against nn.Dropout's, side by side."""
 
     def __init__(self, p: float):
         super().__init__()
