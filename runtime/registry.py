@@ -137,7 +137,7 @@ MODELS: dict[str, ModelEntry] = {
         ),
         ModelEntry(
             "minilm-l6",
-            "MiniLM-L6, pretrained English encoder",
+            "MiniLM-L6, pretrained encoder",
             "all-MiniLM-L6-v2 (BERT, 6 layers × 12 heads, d_model 384) in our own encoder "
             "blocks: attention learned from real English text",
             load_minilm,

@@ -60,12 +60,10 @@ def render(ctx: state.ViewContext) -> None:
         key=MODE.name,
         label_visibility="collapsed",
     )
-    # B's own control beside the shared head controls: one row, so the figures start higher.
-    second, shared = st.columns([2, 3]) if mode == "texts" else (st.container(), st.container())
-    with second:
-        runs = _second_run(ctx, mode)
-    with shared:
-        kind, layer, head = controls.head_row(ctx.trace, head_choice="one_or_mean")
+    # B's own control on a row above the shared head controls: beside them, it left the kind
+    # select box too narrow for "encoder-decoder (cross) attention" at 1280 px.
+    runs = _second_run(ctx, mode)
+    kind, layer, head = controls.head_row(ctx.trace, head_choice="one_or_mean")
     if runs is not None:
         _draw(ctx, runs, kind, layer, None if head == HEAD_MEAN else head)
 

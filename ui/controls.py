@@ -16,6 +16,10 @@ from viz.style import KIND_LABELS
 from .url import UrlKey
 
 HEAD_MEAN = -1  # the "mean over heads" choice in a head selector
+# Widths of a row of kind, layer and head selectors. The kind column is the widest: a select box
+# cuts its chosen option without an ellipsis, and "encoder-decoder (cross) attention" needs
+# 214 px of text at 1280 px (tests/e2e/test_layout.py measures it).
+HEAD_ROW_COLUMNS = [5, 2, 3]
 
 # The Attention and Compare tabs' head, shared: a head chosen in one opens in the other.
 KIND = UrlKey("kind")
@@ -68,7 +72,7 @@ def head_row(trace, kind_choice: bool = True, head_choice: str = "one", layer_ch
     LAYER and HEAD keys); head_choice is "one", "one_or_mean" or "none". Views of every layer
     at once have no layer choice (layer_choice=False): the layer is then None, and a view
     without a kind choice shows cross attention."""
-    columns = st.columns([2, 3, 2])
+    columns = st.columns(HEAD_ROW_COLUMNS)
     kind = "cross"
     if kind_choice:
         kind = kind_selector(columns[0], KIND, list(trace.kinds))

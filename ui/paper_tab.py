@@ -207,7 +207,7 @@ def render(ctx: state.ViewContext) -> None:
 def _controls(ctx: state.ViewContext, kinds: list[str], head: bool = True):
     """Kind (when there is a choice), layer and head selectors, mirrored in the URL."""
     trace = ctx.trace
-    columns = st.columns([2, 3, 2])
+    columns = st.columns(controls.HEAD_ROW_COLUMNS)
     kind = kinds[0]
     if len(kinds) > 1:
         kind = controls.kind_selector(columns[0], KIND, kinds)

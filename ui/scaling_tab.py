@@ -117,7 +117,7 @@ def _live_section(ctx: state.ViewContext) -> None:
         )
     kinds = list(trace.kinds)
     TEMPERATURE.seed(2.0, valid=lambda v: v in TEMPERATURES)
-    columns = st.columns([2, 2, 3, 2])
+    columns = st.columns([2, *controls.HEAD_ROW_COLUMNS])
     temperature = columns[0].select_slider("Temperature T", TEMPERATURES, key=TEMPERATURE.name)
     kind = controls.kind_selector(columns[1], KIND, kinds)
     layer = controls.layer_selector(columns[2], LAYER, trace.n_layers)
