@@ -128,3 +128,35 @@ class LayoutProblem:
 def layout_problems(page, min_font_px: float) -> list[LayoutProblem]:
     """Every layout problem of the visible Plotly figures on `page` (see the module docstring)."""
     return [LayoutProblem(**p) for p in page.evaluate(PROBE, min_font_px)]
+
+
+# Streamlit draws a select box's chosen option as the value of an <input> that scrolls instead
+# of wrapping: an option wider than the box is silently cut ("encoder-decoder (cross) a").
+WIDGET_PROBE = r"""
+() => {
+  const TOLERANCE = 1.0;
+  const viewportWidth = document.documentElement.clientWidth;
+  const shown = (el) => {
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.right > 0 && box.left < viewportWidth;  // a closed sidebar is off-page
+  };
+  const boxes = [...document.querySelectorAll('[data-testid="stSelectbox"]')].filter(shown);
+  const problems = [];
+  for (const box of boxes) {
+    const label = (box.querySelector('[data-testid="stWidgetLabel"]') || {}).textContent || '';
+    for (const input of box.querySelectorAll('input')) {
+      if (input.scrollWidth > input.clientWidth + TOLERANCE) {
+        problems.push({figure: `select box "${label.trim()}"`, kind: 'option cut off',
+                       text: input.value, detail: `${input.scrollWidth} px in ${input.clientWidth} px`});
+      }
+    }
+  }
+  return {checked: boxes.length, problems};
+}
+"""
+
+
+def widget_problems(page) -> tuple[int, list[LayoutProblem]]:
+    """(how many visible select boxes were read, the ones whose chosen option is cut off)."""
+    found = page.evaluate(WIDGET_PROBE)
+    return found["checked"], [LayoutProblem(**p) for p in found["problems"]]

@@ -1,12 +1,12 @@
-"""The layout probe itself, on figures whose faults are known: it must find what a person sees
-as broken and nothing in a clean figure (Chromium, no server: the figure's own HTML)."""
+"""The layout probe itself, on figures and select boxes whose faults are known: it must find what
+a person sees as broken and nothing in a clean one (Chromium, no server: the page's own HTML)."""
 
 from __future__ import annotations
 
 import plotly.graph_objects as go
 import pytest
 
-from tests.e2e.layout import layout_problems
+from tests.e2e.layout import layout_problems, widget_problems
 
 
 def _figure(**layout) -> go.Figure:
@@ -66,3 +66,30 @@ def test_overprinted_tick_labels_are_found(page):
     fig.update_layout(width=500, height=400, xaxis_tickangle=0, font={"size": 16}, template="none")
     found = _problems(page, fig)
     assert any("texts overlap" in p and "category" in p for p in found), found
+
+
+def _select_box(width_px: int, option: str, left_px: int = 0) -> str:
+    """A select box in Streamlit's markup: its chosen option is an <input>'s value."""
+    return (
+        f'<div data-testid="stSelectbox" style="position: absolute; left: {left_px}px; '
+        f'width: {width_px}px"><div data-testid="stWidgetLabel">Attention kind</div>'
+        f'<input readonly value="{option}" style="width: 100%; font: 16px sans-serif"></div>'
+    )
+
+
+def test_an_option_wider_than_its_select_box_is_found(page):
+    page.set_content(_select_box(120, "encoder-decoder (cross) attention"))
+    checked, found = widget_problems(page)
+    assert checked == 1
+    assert [(p.figure, p.kind, p.text) for p in found] == [
+        ('select box "Attention kind"', "option cut off", "encoder-decoder (cross) attention")
+    ]
+
+
+def test_an_option_that_fits_and_a_box_off_the_page_are_not_reported(page):
+    """A collapsed sidebar is moved off the page: its select boxes are not seen, so not read."""
+    page.set_content(
+        _select_box(400, "encoder-decoder (cross) attention")
+        + _select_box(120, "encoder-decoder (cross) attention", left_px=-500)
+    )
+    assert widget_problems(page) == (1, [])
