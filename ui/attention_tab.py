@@ -465,7 +465,7 @@ def _draw_breakdown(ctx: state.ViewContext) -> None:
 
 def _draw_decoding(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    _, layer, _ = controls.head_row(ctx.trace, kind_choice=False, head_choice="none")
+    _, layer, _ = controls.head_row(ctx.trace, ["cross"], head_choice="none")
     steps = trace.steps
     STEP.seed(0, valid=lambda s: 0 <= s < len(steps))
     step = st.select_slider(

@@ -67,19 +67,32 @@ def head_selector(where, key: UrlKey, n_heads: int, mean: bool = False) -> int:
     )
 
 
-def head_row(trace, kind_choice: bool = True, head_choice: str = "one", layer_choice: bool = True):
-    """The Attention and Compare tabs' row of kind, layer and head selectors (the shared KIND,
-    LAYER and HEAD keys); head_choice is "one", "one_or_mean" or "none". Views of every layer
-    at once have no layer choice (layer_choice=False): the layer is then None, and a view
-    without a kind choice shows cross attention."""
-    columns = st.columns(HEAD_ROW_COLUMNS)
-    kind = "cross"
-    if kind_choice:
-        kind = kind_selector(columns[0], KIND, list(trace.kinds))
-    layer = None
-    if layer_choice:
-        layer = layer_selector(columns[1], LAYER, trace.n_layers)
-    head = None
-    if head_choice != "none":
-        head = head_selector(columns[2], HEAD, trace.n_heads, mean=head_choice == "one_or_mean")
+def head_row(
+    trace,
+    kinds: list[str] | None = None,
+    head_choice: str = "one",
+    layer_choice: bool = True,
+    keys: tuple[UrlKey, UrlKey, UrlKey] = (KIND, LAYER, HEAD),
+):
+    """A row of kind, layer and head selectors over `keys` (by default the KIND, LAYER and HEAD
+    the Attention and Compare tabs share). `kinds` are the kinds offered (the trace's by
+    default); with one, it is chosen without a selector. head_choice is "one", "one_or_mean" or
+    "none". Views of every layer at once have no layer choice (layer_choice=False): the layer
+    is then None."""
+    kind_key, layer_key, head_key = keys
+    kinds = list(trace.kinds) if kinds is None else kinds
+    shown = [len(kinds) > 1, layer_choice, head_choice != "none"]
+    # The selectors shown keep their widths, packed to the left; a spacer takes the rest.
+    widths = [width for width, on in zip(HEAD_ROW_COLUMNS, shown) if on]
+    spare = sum(HEAD_ROW_COLUMNS) - sum(widths)
+    columns = iter(st.columns(widths + [spare] if spare else widths))
+    kind, layer, head = kinds[0], None, None
+    if shown[0]:
+        kind = kind_selector(next(columns), kind_key, kinds)
+    if shown[1]:
+        layer = layer_selector(next(columns), layer_key, trace.n_layers)
+    if shown[2]:
+        head = head_selector(
+            next(columns), head_key, trace.n_heads, mean=head_choice == "one_or_mean"
+        )
     return kind, layer, head

@@ -51,6 +51,7 @@ VIEW = UrlKey("paper_view")
 KIND = UrlKey("paper_kind")
 LAYER = UrlKey("paper_layer", int)
 HEAD = UrlKey("paper_head", int)
+HEAD_KEYS = (KIND, LAYER, HEAD)  # the kind, layer and head of Figure 2 and the views after it
 WINDOW = UrlKey("paper_r", int)
 # Figures 3-5: the figure, the sentence, its query word and antecedent, the heads drawn.
 HEADS_FIGURE = UrlKey("paper_hfig")
@@ -204,20 +205,6 @@ def render(ctx: state.ViewContext) -> None:
     _DRAW[view](ctx)
 
 
-def _controls(ctx: state.ViewContext, kinds: list[str], head: bool = True):
-    """Kind (when there is a choice), layer and head selectors, mirrored in the URL."""
-    trace = ctx.trace
-    columns = st.columns(controls.HEAD_ROW_COLUMNS)
-    kind = kinds[0]
-    if len(kinds) > 1:
-        kind = controls.kind_selector(columns[0], KIND, kinds)
-    layer = controls.layer_selector(columns[1], LAYER, trace.n_layers)
-    chosen = None
-    if head:
-        chosen = controls.head_selector(columns[2], HEAD, trace.n_heads)
-    return kind, layer, chosen
-
-
 def _half_width_chars(ctx: state.ViewContext) -> int:
     """Title characters a line for a figure in half the page. fit_title scales them down for
     presentation mode's larger font; presentation mode is meant for a wide (1920 px) screen."""
@@ -286,7 +273,7 @@ def _figure1_targets(encoder_decoder: bool) -> dict[str, str]:
 
 def _draw_figure2(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    kind, layer, head = _controls(ctx, list(trace.kinds))
+    kind, layer, head = controls.head_row(trace, keys=HEAD_KEYS)
     pipeline = paper.attention_pipeline(trace, kind, layer, head)
     n, m = len(pipeline.query_tokens), len(pipeline.key_tokens)
     d_k = pipeline.queries.shape[1]
@@ -364,7 +351,7 @@ def _draw_restricted(ctx: state.ViewContext) -> None:
         max(longest - 1, 2),
         key=WINDOW.name,
     )
-    kind, layer, head = _controls(ctx, kinds)
+    kind, layer, head = controls.head_row(ctx.trace, kinds, keys=HEAD_KEYS)
     restricted = state.get_trace(ctx.name, ctx.text, decoding=ctx.decoding, window=window)
     chars = _half_width_chars(ctx)
     state.plot_row(
@@ -526,7 +513,7 @@ def _crossover_sentence(timings, part: str, name: str, predicted: str) -> str:
 
 def _draw_projections(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    _, layer, head = _controls(ctx, ["encoder_self"])
+    _, layer, head = controls.head_row(trace, ["encoder_self"], keys=HEAD_KEYS)
     tokens = trace.source_tokens
     x = trace.encoder_hidden_states[layer]
     raw = paper.raw_attention(x)
