@@ -15,6 +15,8 @@ import ui
 from corpus.v1 import grammar as corpus
 from runtime.registry import MODELS
 from tests.plotly_data import plotly_array
+from ui.controls import HEAD_ROW_COLUMNS
+from viz.style import KIND_LABELS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 EN_DE_WEIGHTS = Path(__file__).resolve().parents[2] / "model" / "weights" / "en-de.safetensors"
@@ -220,3 +222,29 @@ def test_the_overview_has_no_layer_slider_and_its_cells_report_clicks():
     assert at.query_params["layer"] == "3"
     at.radio(key="view").set_value("heatmap").run()
     assert at.select_slider(key="layer").value == 3
+
+
+@pytest.mark.parametrize(
+    "model, kinds",
+    [("minilm-l6", []), ("paper-untrained", ["encoder_self", "decoder_self", "cross"])],
+)
+def test_a_kind_selector_only_when_there_is_a_choice_and_no_empty_column(model, kinds):
+    """An encoder-only model has one kind: no select box for it, and the layer slider and head
+    box keep their widths at the left of the row instead of after a blank column."""
+    at = _app(model=model, view="heatmap")
+    assert not at.exception
+    offered = [list(box.options) for box in at.tabs[0].get("selectbox") if box.key == "kind"]
+    assert offered == ([[KIND_LABELS[k] for k in kinds]] if kinds else [])
+    columns = at.tabs[0].columns  # depth first: the row's columns follow one another
+    layer = next(
+        i
+        for i, column in enumerate(columns)
+        if any(child.type == "select_slider" for child in column.children.values())
+    )
+    start = layer - 1 if kinds else layer
+    widths = [c.weight for c in columns[start : start + 3]]
+    kind_width, layer_width, head_width = (w / sum(HEAD_ROW_COLUMNS) for w in HEAD_ROW_COLUMNS)
+    if kinds:
+        assert widths == pytest.approx([kind_width, layer_width, head_width])
+    else:  # the spacer is last: what the kind box would have taken
+        assert widths == pytest.approx([layer_width, head_width, kind_width])
