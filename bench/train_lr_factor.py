@@ -1,13 +1,16 @@
 """The learning-rate factor of a running recipe, side by side from one checkpoint.
 
-    python -m bench.train_lr_factor [--checkpoint checkpoints/en-de] [--steps 120] [--factors 1 2 0.5]
+    python -m bench.train_lr_factor [--checkpoint checkpoints/en-de] [--steps 120]
+        [--factors 1 2 0.5 0.5:0]
 
 From the checkpoint (weights, Adam's moments, step), one copy of the model per factor trains the
 same next `--steps` batches of the recipe with Eq. (3) times that factor, dropout drawn from one
-seed for all. Before and after: teacher-forced NLL (no smoothing), token accuracy and the share
-of sentences with every token right, on 600 held-out pairs (the evaluation's seed), in float32.
-The factor with the lowest NLL after the steps learns fastest from here; a factor that raises it
-is past what the model takes. Writes bench/train_lr_factor.json.
+seed for all. A factor written `a:b` moves linearly from a to b over the steps (a recipe phase
+with `lr_factor_end`; `0.5:0` is a cool-down). Before and after: teacher-forced NLL (no
+smoothing), token accuracy and the share of sentences with every token right, on 600 held-out
+pairs (the evaluation's seed), in float32. The factor with the lowest NLL after the steps learns
+fastest from here; a factor that raises it is past what the model takes. Writes
+bench/train_lr_factor.json.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from model.evaluate import held_out_examples
 from model.tokenization import PAD_ID
 from model.train import (
     EncodedPair,
+    Phase,
     Recipe,
     build,
     checkpoint_tokenizer,
@@ -32,6 +36,7 @@ from model.train import (
     load_checkpoint,
     loss_on_batch,
     native_bf16,
+    phase_factor,
     rate,
     token_batches,
     training_texts,
@@ -73,12 +78,18 @@ def held_out(model: EncoderDecoder, pairs: list[EncodedPair]) -> dict[str, float
     }
 
 
+def factor_arm(spec: str, steps: int) -> Phase:
+    """`a` (held) or `a:b` (linear from a to b) as a phase of `steps` steps from step 1."""
+    start, _, end = spec.partition(":")
+    return Phase(steps, float(start), float(end) if end else None)
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.train_lr_factor")
     p.add_argument("--recipe", type=Path, default=Path("configs/en-de.toml"))
     p.add_argument("--checkpoint", type=Path, default=Path("checkpoints/en-de"))
     p.add_argument("--steps", type=int, default=120)
-    p.add_argument("--factors", type=float, nargs="+", default=[1.0, 2.0, 0.5])
+    p.add_argument("--factors", nargs="+", default=["1", "2", "0.5"])
     args = p.parse_args(argv)
     recipe = Recipe.read(args.recipe)
     torch.set_num_threads(recipe.threads)
@@ -93,7 +104,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     bf16 = recipe.autocast == "bf16" or (recipe.autocast == "auto" and native_bf16())
     arms = []
-    for factor in args.factors:
+    for spec in args.factors:
+        arm = factor_arm(spec, args.steps)
         _, model = build(recipe, len(tokenizer))
         optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
         progress = load_checkpoint(args.checkpoint, model, optimizer)
@@ -104,6 +116,7 @@ def main(argv: list[str] | None = None) -> None:
         ahead = batches[progress["batch_in_epoch"] :][: args.steps]
         started = time.perf_counter()
         for i, batch in enumerate(ahead):
+            factor = phase_factor([arm], i + 1)
             for group in optimizer.param_groups:
                 group["lr"] = rate(progress["step"] + 1 + i, recipe.d_model, recipe.warmup, factor)
             src, tgt = collate(pairs, batch)
@@ -113,7 +126,8 @@ def main(argv: list[str] | None = None) -> None:
             optimizer.step()
         arms.append(
             {
-                "lr_factor": factor,
+                "lr_factor": arm.lr_factor,
+                "lr_factor_end": arm.lr_factor_end,
                 "from_step": progress["step"],
                 "steps": len(ahead),
                 "held_out_before": before,

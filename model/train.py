@@ -3,7 +3,7 @@
     python -m model.train --recipe configs/en-de.toml [--minutes 150]
 
 A recipe file holds everything: the data, the model's size, and the training phases (each a
-learning-rate factor up to a step). Adam (beta1=0.9, beta2=0.98, eps=1e-9), the learning rate
+learning-rate factor up to a step, held or falling linearly to another factor by that step). Adam (beta1=0.9, beta2=0.98, eps=1e-9), the learning rate
 of Eq. (3) with warm-up, label smoothing 0.1, dropout 0.1, batches by token count, fixed seeds,
 optionally under bfloat16 autocast (master weights stay float32).
 
@@ -63,8 +63,13 @@ EncodedPair = tuple[list[int], list[int]]
 
 @dataclass(frozen=True)
 class Phase:
+    """Eq. (3) times `lr_factor` up to `until_step`; with `lr_factor_end`, the factor instead
+    moves linearly from `lr_factor` at the phase's first step to `lr_factor_end` at `until_step`
+    (a cool-down when it ends at 0)."""
+
     until_step: int
     lr_factor: float
+    lr_factor_end: float | None = None
 
 
 @dataclass(frozen=True)
@@ -102,16 +107,28 @@ class Recipe:
         return self.phases[-1].until_step
 
     def lr_factor(self, step: int) -> float:
-        for phase in self.phases:
-            if step <= phase.until_step:
-                return phase.lr_factor
-        return self.phases[-1].lr_factor
+        return phase_factor(self.phases, step)
 
     @classmethod
     def read(cls, path: Path) -> Recipe:
         raw = tomllib.loads(Path(path).read_text())
         phases = tuple(Phase(**p) for p in raw.pop("phases"))
         return cls(**raw, phases=phases)
+
+
+def phase_factor(phases: Sequence[Phase], step: int) -> float:
+    """The learning-rate factor of `step` (counted from 1) under `phases`; past the last phase,
+    its final factor."""
+    start = 1
+    for phase in phases:
+        if step <= phase.until_step:
+            if phase.lr_factor_end is None:
+                return phase.lr_factor
+            done = (step - start) / max(phase.until_step - start, 1)
+            return phase.lr_factor + done * (phase.lr_factor_end - phase.lr_factor)
+        start = phase.until_step + 1
+    last = phases[-1]
+    return last.lr_factor if last.lr_factor_end is None else last.lr_factor_end
 
 
 def rate(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:

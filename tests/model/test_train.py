@@ -56,6 +56,29 @@ def test_phases_set_the_learning_rate_factor():
     assert TINY.steps == 40
 
 
+def test_a_cool_down_phase_falls_linearly_to_its_end_factor():
+    recipe = replace(TINY, phases=(Phase(10, 1.0), Phase(20, 0.5, lr_factor_end=0.0)))
+    # steps 11..20 are the cool-down's 10 steps: 0.5 at the first, 0 at the last, by 0.5/9 a step
+    assert recipe.lr_factor(10) == 1.0
+    assert recipe.lr_factor(11) == pytest.approx(0.5)
+    assert recipe.lr_factor(15) == pytest.approx(0.5 * 5 / 9)
+    assert recipe.lr_factor(20) == 0.0
+    assert recipe.lr_factor(25) == 0.0  # past the recipe's end, its last factor
+    rising = replace(TINY, phases=(Phase(5, 0.2, lr_factor_end=1.0),))
+    assert [rising.lr_factor(s) for s in (1, 3, 5)] == pytest.approx([0.2, 0.6, 1.0])
+
+
+def test_a_cool_down_phase_reads_from_the_recipe_file(tmp_path):
+    text = (ROOT / "configs" / "en-de.toml").read_text()
+    text += "\n[[phases]]\nuntil_step = 30000\nlr_factor = 0.5\nlr_factor_end = 0.0\n"
+    path = tmp_path / "cooled.toml"
+    path.write_text(text)
+    recipe = Recipe.read(path)
+    assert recipe.phases[-1] == Phase(30000, 0.5, 0.0)
+    assert recipe.lr_factor(recipe.phases[-2].until_step + 1) == 0.5
+    assert recipe.lr_factor(30000) == 0.0
+
+
 def test_the_shipped_recipe_is_the_papers_model_within_the_issues_sizes():
     recipe = Recipe.read(ROOT / "configs" / "en-de.toml")
     assert (recipe.N, recipe.h, recipe.smoothing, recipe.dropout) == (6, 8, 0.1, 0.1)
@@ -202,8 +225,8 @@ def test_shipped_weights_load_and_a_changed_byte_is_rejected(shipped, tmp_path):
     assert isinstance(loaded.tokenizer, SubwordTokenizer)
     sidecar = json.loads(shipped.with_suffix(".json").read_text())
     assert sidecar["training"]["recipe"]["phases"] == [
-        {"until_step": 20, "lr_factor": 1.0},
-        {"until_step": 40, "lr_factor": 0.5},
+        {"until_step": 20, "lr_factor": 1.0, "lr_factor_end": None},
+        {"until_step": 40, "lr_factor": 0.5, "lr_factor_end": None},
     ]
     damaged = tmp_path / "tiny.safetensors"
     shutil.copy(shipped.with_suffix(".json"), damaged.with_suffix(".json"))
