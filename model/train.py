@@ -4,8 +4,9 @@
 
 A recipe file holds everything: the data, the model's size, and the training phases (each a
 learning-rate factor up to a step, held or moving linearly to another factor by that step).
-Adam (beta1=0.9, beta2=0.98, eps=1e-9), the learning rate of Eq. (3) with warm-up, label smoothing 0.1, dropout 0.1, batches by token count, fixed seeds,
-optionally under bfloat16 autocast (master weights stay float32).
+Adam (beta1=0.9, beta2=0.98, eps=1e-9), the learning rate of Eq. (3) with warm-up, label
+smoothing 0.1, dropout 0.1, batches by token count, fixed seeds, optionally under bfloat16
+autocast (master weights stay float32).
 
 Training outlives a working session, so it resumes: the checkpoint directory (committed to the
 repository) holds the float32 weights, Adam's moments in bfloat16 (compact, and close enough to
