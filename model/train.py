@@ -322,6 +322,22 @@ def checkpoint_tokenizer(path: Path) -> SubwordTokenizer | None:
     return SubwordTokenizer.from_json(file.read_text()) if file.exists() else None
 
 
+def checkpoint_model(
+    recipe: Recipe, checkpoint_dir: Path
+) -> tuple[EncoderDecoder, SubwordTokenizer, dict[str, Any], TransformerConfig]:
+    """The model of a checkpoint as it stands, mid-recipe or not, without generating the
+    training data: what `--ship-now` evaluates and ships."""
+    tokenizer = checkpoint_tokenizer(checkpoint_dir)
+    if tokenizer is None:
+        raise WeightsError(f"{checkpoint_dir} holds no checkpoint to ship")
+    config, model = build(recipe, len(tokenizer))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
+    progress = load_checkpoint(checkpoint_dir, model, optimizer)
+    if progress is None:
+        raise WeightsError(f"{checkpoint_dir} holds no progress.json")
+    return model, tokenizer, progress, config
+
+
 # ------------------------------------------------------------------------ train
 
 
@@ -485,24 +501,34 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--checkpoint-dir", type=Path, help="default: checkpoints/<name>")
     p.add_argument("--out-dir", type=Path, default=WEIGHTS_DIR)
     p.add_argument("--workers", type=int, default=2, help="processes generating the data")
+    p.add_argument(
+        "--ship-now",
+        action="store_true",
+        help="train no further: evaluate the checkpoint as it stands and ship it (a model "
+        "ships as soon as it beats the shipped one, whether or not its recipe is done)",
+    )
     args = p.parse_args(argv)
     recipe = Recipe.read(args.recipe)
     checkpoint_dir = args.checkpoint_dir or ROOT / "checkpoints" / recipe.name
     from .evaluate import evaluate, quick_look
 
-    model, tokenizer, progress, config = train(
-        recipe,
-        checkpoint_dir,
-        args.minutes,
-        args.stop_at,
-        args.workers,
-        ROOT / "runs" / "data",
-        look=lambda model, tokenizer: quick_look(model, tokenizer, recipe.test_seed),
-    )
-    if progress["step"] < recipe.steps:
-        print(f"held-out look at step {progress['step']}: {json.dumps(progress['looks'][-1])}")
-        print(f"stopped at step {progress['step']} of {recipe.steps}; run again to go on")
-        return
+    if args.ship_now:
+        torch.set_num_threads(recipe.threads)
+        model, tokenizer, progress, config = checkpoint_model(recipe, checkpoint_dir)
+    else:
+        model, tokenizer, progress, config = train(
+            recipe,
+            checkpoint_dir,
+            args.minutes,
+            args.stop_at,
+            args.workers,
+            ROOT / "runs" / "data",
+            look=lambda model, tokenizer: quick_look(model, tokenizer, recipe.test_seed),
+        )
+        if progress["step"] < recipe.steps:
+            print(f"held-out look at step {progress['step']}: {json.dumps(progress['looks'][-1])}")
+            print(f"stopped at step {progress['step']} of {recipe.steps}; run again to go on")
+            return
 
     model.eval()
     print("evaluating on the held-out sets ...", flush=True)

@@ -260,6 +260,37 @@ def test_rescoring_rewrites_the_metrics_and_leaves_the_weights_loadable(shipped,
     load_trained(torch.device("cpu"), copy)  # the sha256 still matches
 
 
+def test_ship_now_ships_a_stopped_runs_checkpoint_as_it_stands(runs, tmp_path, monkeypatch):
+    """`--ship-now` trains no further: the shipped tensors are the checkpoint's, at its step, and
+    the sidecar holds what `evaluate` returned for that model."""
+    tmp, _, _, _ = runs
+    stopped = run(tmp, "ship-now", TINY, stop_at=20)
+    recipe_file = tmp_path / "tiny.toml"
+    recipe_file.write_text(  # TINY as a recipe file
+        'name = "tiny"\ntrain_size = 300\nvocab_size = 300\nN = 1\nh = 2\nd_model = 16\n'
+        "d_ff = 32\nthreads = 1\n[[phases]]\nuntil_step = 20\nlr_factor = 1.0\n"
+        "[[phases]]\nuntil_step = 40\nlr_factor = 0.5\n"
+    )
+    scored = []
+
+    def evaluate(model, tokenizer, test_seed):
+        scored.append(model.training)
+        return {"beam4": {"exact_match": 0.5}}
+
+    monkeypatch.setattr("model.evaluate.evaluate", evaluate)
+    training.main(
+        ["--recipe", str(recipe_file), "--checkpoint-dir", str(tmp / "ship-now")]
+        + ["--out-dir", str(tmp_path), "--ship-now"]
+    )
+    assert scored == [False]  # scored in eval mode (no dropout)
+    loaded = load_trained(torch.device("cpu"), tmp_path / "tiny.safetensors")
+    sidecar = json.loads((tmp_path / "tiny.json").read_text())
+    assert sidecar["training"]["steps"] == 20 and sidecar["metrics"]["beam4"]["exact_match"] == 0.5
+    expected = stopped[0].state_dict()
+    for key, value in loaded.model.state_dict().items():
+        assert torch.equal(value, expected[key].half().float()), key  # fp16 on disk
+
+
 def test_auto_precision_uses_bfloat16_only_where_the_cpu_computes_it():
     """ "auto" autocast: bfloat16 where the CPU has AMX tiles or AVX-512 BF16 (as the kernel
     lists its flags), float32 elsewhere (emulated bfloat16 was 20x slower than float32)."""

@@ -116,17 +116,25 @@ def test_the_reference_translation_is_shown_for_the_trained_model():
 
 
 @pytest.mark.parametrize(
-    "exact,expected", [(0.96, "en-de"), (0.5, "minilm-l6"), (None, "minilm-l6")]
+    "sidecar,expected",
+    [
+        ({"sha256": "0", "metrics": {"beam4": {"exact_match": 0.8, "bleu": 85.0}}}, "en-de"),
+        ("{not json", "minilm-l6"),
+        (None, "minilm-l6"),
+    ],
 )
-def test_the_translator_is_the_default_only_once_it_meets_its_bar(
-    tmp_path, monkeypatch, exact, expected
+def test_the_page_opens_on_the_shipped_translator_else_the_pretrained_encoder(
+    tmp_path, monkeypatch, sidecar, expected
 ):
+    """Shipped weights open the page whatever their score (a model ships once it beats the one
+    before it); missing or unreadable ones leave the page to MiniLM."""
     from runtime import registry
 
     monkeypatch.setattr(registry, "WEIGHTS_DIR", tmp_path)
-    if exact is not None:
-        sidecar = {"sha256": "0", "metrics": {"beam4": {"exact_match": exact, "bleu": 1.0}}}
-        (tmp_path / "en-de.json").write_text(json.dumps(sidecar))
+    (tmp_path / "en-de.safetensors").write_bytes(b"weights")
+    if sidecar is not None:
+        text = sidecar if isinstance(sidecar, str) else json.dumps(sidecar)
+        (tmp_path / "en-de.json").write_text(text)
     assert registry.default_model_name() == expected
 
 
