@@ -11,7 +11,7 @@ PORT ?= 8501
 # `make bench BENCH_ARGS=--quick` for a short run; the default also refreshes README's table.
 BENCH_ARGS ?= --readme
 
-.PHONY: app test screenshots bench train lecture-hall
+.PHONY: app test screenshots bench train ship-now lecture-hall
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,13 +41,20 @@ test: $(TEST_STAMP)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-# Trains the English→German model of configs/en-de.toml on corpus v2, resuming from the
-# checkpoint committed in checkpoints/en-de/ (the whole run takes longer than a working session:
-# `make train TRAIN_MINUTES=150` stops cleanly at a checkpoint; commit checkpoints/en-de/ and run
-# it again, on any machine). After the recipe's last step it evaluates and ships the weights.
+# Trains the English→German model of configs/en-de.toml on corpus v2, resuming from
+# checkpoints/en-de/ (git-ignored; scripts/restore-checkpoint.sh brings the last resumable
+# checkpoint back from git history when the folder is empty). `make train TRAIN_MINUTES=100`
+# stops cleanly at a checkpoint, `TRAIN_STOP_AT=N` at step N; after the recipe's last step it
+# evaluates and ships the weights. `make ship-now` evaluates and ships the checkpoint as it stands.
 TRAIN_MINUTES ?=
+TRAIN_STOP_AT ?=
 train: $(TEST_STAMP)
-	$(BIN)/python -m model.train --recipe configs/en-de.toml $(if $(TRAIN_MINUTES),--minutes $(TRAIN_MINUTES))
+	bash scripts/restore-checkpoint.sh
+	$(BIN)/python -m model.train --recipe configs/en-de.toml $(if $(TRAIN_MINUTES),--minutes $(TRAIN_MINUTES)) $(if $(TRAIN_STOP_AT),--stop-at $(TRAIN_STOP_AT))
+
+ship-now: $(TEST_STAMP)
+	bash scripts/restore-checkpoint.sh
+	$(BIN)/python -m model.train --recipe configs/en-de.toml --ship-now
 
 # Refreshes docs/screenshots/ (one PNG a tab) from the browser test's tour of the running app.
 screenshots: $(TEST_STAMP)

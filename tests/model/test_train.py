@@ -68,15 +68,12 @@ def test_a_cool_down_phase_falls_linearly_to_its_end_factor():
     assert [rising.lr_factor(s) for s in (1, 3, 5)] == pytest.approx([0.2, 0.6, 1.0])
 
 
-def test_a_cool_down_phase_reads_from_the_recipe_file(tmp_path):
-    text = (ROOT / "configs" / "en-de.toml").read_text()
-    text += "\n[[phases]]\nuntil_step = 30000\nlr_factor = 0.5\nlr_factor_end = 0.0\n"
-    path = tmp_path / "cooled.toml"
-    path.write_text(text)
-    recipe = Recipe.read(path)
-    assert recipe.phases[-1] == Phase(30000, 0.5, 0.0)
-    assert recipe.lr_factor(recipe.phases[-2].until_step + 1) == 0.5
-    assert recipe.lr_factor(30000) == 0.0
+def test_the_shipped_recipe_ends_in_a_cool_down_to_zero():
+    recipe = Recipe.read(ROOT / "configs" / "en-de.toml")
+    last, held = recipe.phases[-1], recipe.phases[-2]
+    assert (last.lr_factor, last.lr_factor_end) == (held.lr_factor, 0.0)
+    assert recipe.lr_factor(held.until_step + 1) == held.lr_factor
+    assert recipe.lr_factor(recipe.steps) == 0.0
 
 
 def test_the_shipped_recipe_is_the_papers_model_within_the_issues_sizes():
