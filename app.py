@@ -26,6 +26,7 @@ from ui import (
 )
 from ui.text import unknown_words_markdown
 
+PAGE_CSS = Path(__file__).with_name("ui") / "page.css"
 PRESENTATION_CSS = Path(__file__).with_name("ui") / "presentation.css"
 
 # Presentation mode starts with the sidebar folded away (the page has the room); before any
@@ -52,6 +53,7 @@ with st.sidebar:
     presentation = st.toggle("Presentation mode (everything larger)", key=url.PRESENT.name)
     st.caption(f"Running on: **{default_device().type.upper()}**")
 paper_tab.sidebar_links()
+st.html(f"<style>{PAGE_CSS.read_text()}</style>")
 if presentation:
     st.html(f"<style>{PRESENTATION_CSS.read_text()}</style>")
 

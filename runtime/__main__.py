@@ -1,4 +1,5 @@
-"""Command line: `python -m model --list`, `python -m model --model NAME --text "..." [--json PATH]`."""
+"""Command line: `attention-atlas --list`, `attention-atlas --model NAME --text "..." [--json PATH]`
+(installed by `pip install -e .`; `python -m runtime` is the same)."""
 
 from __future__ import annotations
 

@@ -86,7 +86,8 @@ class Trace:
     steps: tuple[DecodingStep, ...] = ()
     decoding: str | None = None
     unknown_words: tuple[str, ...] = ()
-    notices: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()  # for the reader: a cut text, unknown words
+    vocabulary_notice: str | None = None  # the notice about unknown words, also in `notices`
     timings_ms: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # kind -> [layer, head, key, d_k], like keys
     values: MappingProxyType[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
@@ -171,6 +172,7 @@ def run(
     if not tokenized.ids:
         raise InputError("Nothing in this text is a token the model reads: type some words.")
     notices = []
+    vocabulary_notice = None
     if tokenized.truncated_from is not None:
         notices.append(
             f"The text has {tokenized.truncated_from} tokens; this model reads at most "
@@ -181,10 +183,11 @@ def run(
             f"{word} (did you mean {' / '.join(close)}?)" if close else word
             for word, close in suggestions(loaded, tokenized.unknown).items()
         ]
-        notices.append(
+        vocabulary_notice = (
             "Not in the model's vocabulary (read as <unk>), so the output is built without "
             "them: " + ", ".join(words)
         )
+        notices.append(vocabulary_notice)
     timings: dict[str, float] = {}
     config = model.config
     src = torch.tensor([tokenized.ids], device=device)
@@ -254,6 +257,7 @@ def run(
         decoding=decoding if config.is_encoder_decoder else None,
         unknown_words=tokenized.unknown,
         notices=tuple(notices),
+        vocabulary_notice=vocabulary_notice,
         timings_ms=MappingProxyType(timings),
         values=MappingProxyType(values),
     )

@@ -15,7 +15,7 @@ from .text import escape_markdown
 def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
     """The model's name heads the page (the figures' titles leave it out), then its output."""
     heading = st.container(horizontal=True, vertical_alignment="center")
-    heading.markdown("### " + escape_markdown(loaded.label))
+    heading.markdown("#### " + escape_markdown(loaded.label))
     scenes.gallery(heading)  # on the heading's line: they take no height of their own
     _downloads(heading, trace)
     if trace.output:
@@ -36,7 +36,8 @@ def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
                 + escape_markdown(reference.text)
             )
     for notice in trace.notices:
-        st.warning(escape_markdown(notice))  # notices quote typed words
+        if notice != trace.vocabulary_notice:  # the sidebar lists unknown words, under the text
+            st.warning(escape_markdown(notice))  # notices quote typed words
     if export.slide_failure():  # a slide image was asked for and could not be made
         st.warning(escape_markdown(f"The last slide image failed: {export.slide_failure()}"))
 
@@ -58,7 +59,7 @@ def _downloads(where, trace: Trace) -> None:
         else:
             st.caption(
                 f"The whole run has {weights:,} weights, too many for a browser download; use "
-                "`python -m model --model NAME --text … --json out.json`."
+                "`attention-atlas --model NAME --text … --json out.json`."
             )
         if export.slide_export_problem():
             st.caption(escape_markdown(export.slide_export_problem()))

@@ -44,6 +44,7 @@ from .style import (
     font_scale,
     grid_size,
     legend_below,
+    log_ticks,
     token_rows_height,
 )
 
@@ -1148,7 +1149,8 @@ def timing_figure(
         presentation,
         height=round(820 * font_scale(presentation)),
         xaxis=_length_axis(timings),
-        yaxis={"title": {"text": "median time per call (ms)"}, "type": "log"},
+        yaxis={"title": {"text": "median time per call (ms)"}, "type": "log"}
+        | log_ticks(min(every), max(every)),
         **legend_below(fig, presentation),
     )
     return fit_title(fig, max_chars=line_chars)
@@ -1196,7 +1198,8 @@ def ratio_figure(
         presentation,
         height=round(860 * font_scale(presentation)),
         xaxis=_length_axis(timings),
-        yaxis={"title": {"text": "time ÷ feed-forward time"}, "type": "log"},
+        yaxis={"title": {"text": "time ÷ feed-forward time"}, "type": "log"}
+        | log_ticks(min(low, 1.0), max(high, 1.0)),
         **legend_below(fig, presentation),
     )
     return fit_title(fig, max_chars=line_chars)

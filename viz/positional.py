@@ -255,6 +255,10 @@ def offset_profile_figure(
     )
 
 
+# The gap between float32 numbers just below 1 (2^-24): how exactly a PE value is stored.
+FLOAT32_SPACING_NEAR_1 = 2.0**-24
+
+
 def shift_figure(table: np.ndarray, k: int, presentation: bool = False) -> go.Figure:
     """Left: the top-left corner of M_k (its 2×2 rotation blocks); right: the residual per position."""
     d_model = table.shape[1]
@@ -266,7 +270,7 @@ def shift_figure(table: np.ndarray, k: int, presentation: bool = False) -> go.Fi
         rows=1,
         cols=2,
         column_widths=[0.4, 0.6],
-        horizontal_spacing=0.12,
+        horizontal_spacing=0.16,
         subplot_titles=(
             f"M_{k}, first {shown} of {d_model} dimensions",
             f"max |M_{k}·PE(pos) − PE(pos+{k})| per position",
@@ -296,7 +300,7 @@ def shift_figure(table: np.ndarray, k: int, presentation: bool = False) -> go.Fi
     )
     fig.add_scatter(
         x=np.arange(residual.size),
-        y=np.maximum(residual, 1e-12),  # an exact 0 cannot be drawn on a log axis
+        y=np.maximum(residual, 1e-10),  # an exact 0 (not drawable on a log axis) at the floor
         mode="lines",
         line={"width": 3},
         hovertemplate="pos %{x}: residual %{y:.2e}<extra></extra>",
@@ -306,8 +310,35 @@ def shift_figure(table: np.ndarray, k: int, presentation: bool = False) -> go.Fi
     )
     fig.update_yaxes(autorange="reversed", title_text="row", row=1, col=1)
     fig.update_xaxes(title_text="column", row=1, col=1)
-    fig.update_yaxes(type="log", dtick=1, title_text="largest |difference| (log)", row=1, col=2)
+    # From 1 (the size of a PE value) down past float32's rounding, a tick every decade: the
+    # line sits at the rounding, nine decades under the values it compares. Half a decade more
+    # at each end keeps the end labels off the x axis's labels and the panel's title.
+    fig.update_yaxes(
+        type="log",
+        range=[-10.5, 0.5],
+        dtick=1,
+        exponentformat="power",
+        title={"text": "largest |difference| (log)", "standoff": round(1.2 * FONT_SIZE * factor)},
+        row=1,
+        col=2,
+    )
     fig.update_xaxes(title_text="position pos", row=1, col=2)
+    fig.update_annotations(font_size=round(FONT_SIZE * factor))  # the two panel titles
+    fig.add_hline(
+        y=FLOAT32_SPACING_NEAR_1, line={"dash": "dot", "width": 2, "color": "#555"}, row=1, col=2
+    )
+    fig.add_annotation(  # on a log axis an annotation's y is the exponent
+        text="float32 rounding near 1 (6·10⁻⁸)",
+        xref="x2 domain",
+        x=1,
+        xanchor="right",
+        yref="y2",
+        y=math.log10(FLOAT32_SPACING_NEAR_1),
+        yanchor="bottom",
+        yshift=round(0.6 * FONT_SIZE * factor),
+        showarrow=False,
+        font={"size": round(FONT_SIZE * factor), "color": "#333"},
+    )
     return apply_layout(
         fig,
         f"PE(pos+{k}) = M_{k}·PE(pos): one fixed matrix for every position, d_model = {d_model}",

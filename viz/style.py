@@ -151,6 +151,28 @@ def colorbar_room(presentation: bool) -> float:
     return 4.5 * font_px(presentation) + 40
 
 
+def log_ticks(low: float, high: float, most: int = 8) -> dict:
+    """Range, tick values and labels for a log axis that shows [low, high]: the axis runs from
+    the 1-2-5 value at or below `low` to the one at or above `high`, with a labelled tick at each
+    where at most `most` fit, else from decade to decade with one a decade. (Plotly's own minor
+    labels, 2, 3, 5 … of every decade, crowd each other near each power of ten.)"""
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    ticks = [m * 10.0**e for e in range(first - 1, last + 1) for m in (1, 2, 5)]
+    bottom = max(t for t in ticks if t <= low * 1.0001)
+    top = min(t for t in ticks if t >= high / 1.0001)
+    if top <= bottom:  # one value: the axis runs to the next tick
+        top = min(t for t in ticks if t > bottom)
+    shown = [t for t in ticks if bottom <= t <= top]
+    if len(shown) > most:
+        bottom, top = 10.0**first, 10.0**last
+        shown = [10.0**e for e in range(first, last + 1)]
+    return {
+        "range": [math.log10(bottom), math.log10(top)],
+        "tickvals": shown,
+        "ticktext": [f"{t:g}" for t in shown],
+    }
+
+
 def layer_head_axes(layers: Sequence[int], heads: Sequence[int]) -> dict:
     """Axes of a grid with one cell per head: heads across, layers down from layer 1 (the
     numbers as people read them, 1-based)."""

@@ -150,3 +150,25 @@ def test_figures_readable(server, contexts, screen, page_id, params):
     assert not problems, (
         f"{len(problems)} layout problem(s) on {screen.name} · {page_id}:\n" + "\n".join(problems)
     )
+
+
+# Heatmap rows a first screen must show of the opening page (a row is about 25 px).
+FIRST_SCREEN_ROWS_PX = 150
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.name)
+def test_the_first_heatmap_starts_on_the_first_screen(server, contexts, screen):
+    """Heading, output, tabs and controls leave room for the opening heatmap's first rows
+    without scrolling."""
+    page, _ = harness.watched_page(contexts[screen.name])
+    try:
+        query = {"text": TEXTS["en-de"], "present": "1" if screen.presentation else "0"}
+        page.goto(server.url + "/?" + urlencode(query))
+        harness.wait_drawn(page)
+        cells = page.locator(f"{harness.ACTIVE_PANEL} {harness.HEATMAP} .heatmaplayer").first
+        top = cells.bounding_box()["y"]
+    finally:
+        page.close()
+    assert top <= screen.height - FIRST_SCREEN_ROWS_PX, (
+        f"the heatmap's cells start at y = {top:.0f} px of {screen.height}"
+    )

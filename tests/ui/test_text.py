@@ -32,3 +32,5 @@ def test_the_sidebar_marks_unknown_words_before_the_output():
     assert len(warnings) == 1 and "does not know" in warnings[0]
     assert "**mat** → malt" in warnings[0].replace("\\", "")
     assert "**cat**" not in warnings[0]  # typed asterisks stay literal
+    # said once: the main area does not repeat the sidebar's warning
+    assert not [w.value for w in page.main.warning if "vocabulary" in w.value]

@@ -158,3 +158,22 @@ def test_learned_table_colours_are_not_set_by_one_outlier_dimension():
     assert "fastest" not in fig.layout.xaxis.title.text  # learned dimensions have no wave order
     sinusoid = positional.encoding_heatmap(table, "sinusoids").data[0]
     assert sinusoid.zmax == pytest.approx(1.8)  # formula tables keep the full range
+
+
+@pytest.mark.parametrize("presentation", [False, True])
+def test_the_shift_figure_reads_the_residual_against_rounding_and_the_values(presentation):
+    """The residual panel's log axis runs from 1 (a PE value's size) down past float32's rounding
+    with a labelled tick every decade, and the panel titles are as large as the figure's text."""
+    table = sinusoidal_table(200, 64).numpy()
+    fig = positional.shift_figure(table, 5, presentation)
+    axis = fig.layout.yaxis2
+    assert axis.type == "log" and axis.dtick == 1 and axis.exponentformat == "power"
+    low, high = axis.range
+    assert high >= 0 and low <= np.log10(2.0**-24) - 1
+    residual = positional.shift_residual(table, 5)
+    assert low <= np.log10(max(residual.max(), 1e-10)) <= high
+    size = 18 * (1.4 if presentation else 1.0)
+    titles = [a for a in fig.layout.annotations if "M_5" in a.text]
+    assert len(titles) == 2 and all(a.font.size >= round(size) for a in titles)
+    (rounding,) = [a for a in fig.layout.annotations if "float32" in a.text]
+    assert rounding.font.size >= round(size)

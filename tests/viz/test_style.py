@@ -1,9 +1,11 @@
 """Heatmap sizing shared by the figures: the cell gaps and the height of token-row figures."""
 
+import math
+
 import numpy as np
 import pytest
 
-from viz import paper
+from viz import paper, style
 from viz.style import cell_gap, font_scale
 
 
@@ -28,3 +30,24 @@ def test_token_row_figures_grow_26_px_a_token_between_320_and_640(presentation):
     assert (heights(18) - heights(6)) == pytest.approx([12 * step, 12 * step], abs=1)
     assert (heights(2) == heights(5)).all() and (heights(19) == heights(100)).all()
     assert (heights(6) > heights(5)).all() and (heights(19) > heights(18)).all()
+
+
+@pytest.mark.parametrize(
+    ("low", "high"), [(0.05, 3.0), (0.3, 0.45), (0.011, 12.0), (0.0007, 900.0), (1.0, 1.0)]
+)
+def test_log_ticks_cover_the_values_and_never_crowd(low, high):
+    ticks = style.log_ticks(low, high)
+    bottom, top = ticks["range"]
+    assert 10**bottom <= low * 1.0001 and high <= 10**top * 1.0001 and bottom < top
+    logs = np.log10(ticks["tickvals"])
+    assert len(logs) >= 2 and bottom - 1e-9 <= logs.min() and logs.max() <= top + 1e-9
+    assert (
+        np.diff(logs).min() >= math.log10(2.5 / 2) - 1e-9
+    )  # 2 and 2.5 would crowd; 1-2-5 does not
+    assert len(ticks["tickvals"]) <= 8
+    assert [float(t) for t in ticks["ticktext"]] == pytest.approx(ticks["tickvals"])
+
+
+def test_log_ticks_fall_back_to_decades_over_a_wide_range():
+    ticks = style.log_ticks(0.0007, 900.0)
+    assert ticks["ticktext"] == ["0.0001", "0.001", "0.01", "0.1", "1", "10", "100", "1000"]
