@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import harness
-from corpus.v1 import grammar as corpus
+from corpus.generator import generate
 
 from .timing import Stats
 
@@ -32,7 +32,7 @@ HEATMAP_DRAWN = """(panelSelector) => {
 
 def new_sentences(count: int) -> list[str]:
     """Distinct sentences the translator knows, so every one is a cache miss."""
-    return [example.english_text for example in corpus.generate(count, seed=11)]
+    return [example.english_text for example in generate(count, seed=11)]
 
 
 def _rerun(at, set_value) -> float:

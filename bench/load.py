@@ -17,7 +17,7 @@ from pathlib import Path
 
 import harness
 from runtime.pretrained import minilm_tokenizer
-from runtime.registry import corpus_tokenizer
+from runtime.registry import translator_tokenizer
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     sentences = harness.load_sentences(args.pages)
-    tokenizer = minilm_tokenizer() if args.model == "minilm-l6" else corpus_tokenizer()
+    tokenizer = minilm_tokenizer() if args.model == "minilm-l6" else translator_tokenizer()
     expected = [list(tokenizer.encode(s, 512).tokens) for s in sentences]
     with tempfile.TemporaryDirectory() as logs, harness.running_server(Path(logs)) as server:
         with sync_playwright() as playwright:

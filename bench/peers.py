@@ -226,7 +226,7 @@ class TorchTransformer(nn.Module):
 
 def paper_base_config() -> TransformerConfig:
     """Table 3's base model over the vocabulary of the app's paper model."""
-    vocabulary = len(registry.corpus_tokenizer())
+    vocabulary = len(registry.translator_tokenizer())
     return TransformerConfig(src_vocab=vocabulary, tgt_vocab=vocabulary)
 
 

@@ -11,7 +11,7 @@ from functools import partial
 
 import torch
 
-from corpus.v1 import grammar as corpus
+from corpus.generator import generate
 from model.decoding import beam_search, greedy_decode
 from model.tokenization import BOS_ID, EOS_ID
 from model.transformer import DEFAULT_SETTINGS, padding_mask
@@ -70,7 +70,7 @@ def translation(sentences: int, repeats: int, matmul_gflops: float) -> dict:
     name = translation_model()
     loaded = registry.load(name, torch.device("cpu"))
     model = loaded.model
-    examples = corpus.generate(sentences, seed=7)
+    examples = generate(sentences, seed=7)
     ids = [
         list(loaded.tokenizer.encode(e.english_text, loaded.max_source_tokens).ids)
         for e in examples

@@ -106,10 +106,11 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int = 8000) -> Tokenizer:
 
 
 class SubwordTokenizer:
-    """A trained `tokenizers.Tokenizer` behind the app's tokenizer interface (`WordTokenizer`).
+    """A trained `tokenizers.Tokenizer` behind the app's tokenizer interface
+    (`runtime.loaded.ModelTokenizer`).
 
     Pieces are shown as the vocabulary spells them: "Mün", "##chen". `encode` adds no `<s>` or
-    `</s>`, like WordTokenizer; it cuts after `max_tokens` pieces, which may cut a word.
+    `</s>`; it cuts after `max_tokens` pieces, which may cut a word.
     """
 
     def __init__(self, tokenizer: Tokenizer):

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from model.tokenization import WordTokenizer
 from model.transformer import sinusoidal_table
 
 from .loaded import LoadedModel
@@ -92,29 +91,22 @@ class ShuffledText:
 def _word_groups(loaded: LoadedModel, text: str) -> tuple[list[list[int]], list[str]]:
     """Token indices grouped into words, and each word's text, for the tokens of `text`.
 
-    Word-level tokenizers have one token per word. WordPiece marks word-internal pieces with "##",
-    and its character offsets give each word's text; [CLS] and [SEP] are not grouped.
+    Both tokenizers mark word-internal pieces with "##", and their character offsets give each
+    word's text; special tokens ([CLS], [SEP]) are not grouped.
     """
     tokenizer = loaded.tokenizer
     tokens = tokenizer.encode(text, loaded.max_source_tokens).tokens
-    if hasattr(tokenizer, "offsets"):
-        offsets = tokenizer.offsets(text, loaded.max_source_tokens)
-        groups: list[list[int]] = []
-        words: list[str] = []
-        for index, token in enumerate(tokens):
-            if token in loaded.special_tokens:
-                continue
-            if token.startswith("##") and groups:
-                groups[-1].append(index)
-            else:
-                groups.append([index])
-        for group in groups:
-            words.append(text[offsets[group[0]][0] : offsets[group[-1]][1]])
-        return groups, words
-    # Without offsets the tokenizer is word-level: one token a word.
-    assert isinstance(tokenizer, WordTokenizer), type(tokenizer).__name__
-    words = tokenizer.split(text)[: len(tokens)]
-    return [[i] for i in range(len(tokens))], words
+    offsets = tokenizer.offsets(text, loaded.max_source_tokens)
+    groups: list[list[int]] = []
+    for index, token in enumerate(tokens):
+        if token in loaded.special_tokens:
+            continue
+        if token.startswith("##") and groups:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    words = [text[offsets[group[0]][0] : offsets[group[-1]][1]] for group in groups]
+    return groups, words
 
 
 def shuffle_words(loaded: LoadedModel, text: str, seed: int) -> ShuffledText | None:

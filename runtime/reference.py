@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from model.subword import SubwordTokenizer, piece_alignment
-from model.tokenization import WordTokenizer
 
 
 @dataclass(frozen=True)
@@ -77,14 +76,3 @@ def subword_reference(text: str, tokenizer: SubwordTokenizer, max_tokens: int) -
         for c in example.coreference
     )
     return Reference(example.german_text, tuple(tokenizer.tokens(tgt_ids)), tuple(alignment), links)
-
-
-def word_reference(text: str, tokenizer: WordTokenizer, max_tokens: int) -> Reference | None:
-    """The first corpus's reference for `text`: its tokens are the model's words."""
-    from corpus.v1.grammar import translate
-
-    tokens = tokenizer.encode(text, max_tokens).tokens
-    example = translate(list(tokens))
-    if example is None:
-        return None
-    return Reference(example.german_text, example.german, example.alignment)

@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import torch
 
 from model.subword import SubwordTokenizer
-from model.tokenization import WordTokenizer
 from model.transformer import TransformerConfig, make_model
 from model.weights import WEIGHTS_DIR, WeightsError, load_checked_model, read_sidecar
 
 from .loaded import LoadedModel, ModelUnavailable, prepare
-from .reference import Reference, subword_reference, word_reference
+from .reference import subword_reference
 
 
 @dataclass(frozen=True)
@@ -43,17 +43,25 @@ def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def corpus_tokenizer() -> WordTokenizer:
-    """One word vocabulary for English and German, like the paper's shared vocabulary."""
-    from corpus.v1 import grammar as corpus
+def translator_tokenizer(path: Path | None = None) -> SubwordTokenizer:
+    """The shipped translator's shared sub-word vocabulary (Section 3.4), read from its sidecar:
+    the untrained model reads text as the trained one does, so their heads can be compared."""
+    path = path or WEIGHTS_DIR / "en-de.safetensors"
+    return _sidecar_tokenizer(read_sidecar(path), path)
 
-    words = corpus.english_vocabulary() + corpus.german_vocabulary()
-    return WordTokenizer(words, corpus.tokenize_english, corpus.detokenize_german)
+
+def _sidecar_tokenizer(sidecar: dict[str, Any], path: Path) -> SubwordTokenizer:
+    if "tokenizer" not in sidecar:  # the first corpus's word vocabulary is retired
+        raise WeightsError(f"the sidecar of {path.name} holds no sub-word tokenizer")
+    return SubwordTokenizer.from_json(json.dumps(sidecar["tokenizer"]))
 
 
 def load_untrained(device: torch.device) -> LoadedModel:
     """The paper's base model (N=6, d_model=512, h=8) with seeded random weights."""
-    tokenizer = corpus_tokenizer()
+    try:
+        tokenizer = translator_tokenizer()
+    except WeightsError as err:
+        raise ModelUnavailable(f"{err}: it reads text with the translator's vocabulary") from None
     config = TransformerConfig(src_vocab=len(tokenizer), tgt_vocab=len(tokenizer))
     return LoadedModel(
         name="paper-untrained",
@@ -73,30 +81,15 @@ def load_untrained(device: torch.device) -> LoadedModel:
 
 def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
     """The English→German model trained here (model/train.py), checked against its sidecar."""
-    from corpus.v1 import grammar as corpus
-
     path = path or WEIGHTS_DIR / "en-de.safetensors"
     try:
         model, sidecar = load_checked_model(path)
-        tokenizer: SubwordTokenizer | WordTokenizer
-        if "tokenizer" in sidecar:  # corpus v2: the shared sub-word vocabulary
-            tokenizer = SubwordTokenizer.from_json(json.dumps(sidecar["tokenizer"]))
-        else:  # the first corpus: one word vocabulary
-            tokenizer = WordTokenizer(
-                sidecar["vocabulary"], corpus.tokenize_english, corpus.detokenize_german
-            )
-            if tokenizer.itos != sidecar["vocabulary"]:
-                raise WeightsError("the sidecar's vocabulary is not in the expected order")
+        tokenizer = _sidecar_tokenizer(sidecar, path)
     except WeightsError as err:
         raise ModelUnavailable(f"{err}. Re-train it with `make train`.") from None
     except (KeyError, TypeError, RuntimeError) as err:
         raise ModelUnavailable(f"the weights of {path.name} do not fit the model ({err})") from None
     max_source_tokens = 64
-    reference: Callable[[str], Reference | None]
-    if isinstance(tokenizer, SubwordTokenizer):
-        reference = partial(subword_reference, tokenizer=tokenizer, max_tokens=max_source_tokens)
-    else:
-        reference = partial(word_reference, tokenizer=tokenizer, max_tokens=max_source_tokens)
     return LoadedModel(
         name="en-de",
         label=f"English→German, trained here ({model.config.N} layers × {model.config.h} heads)",
@@ -104,7 +97,7 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
         tokenizer=tokenizer,
         device=device,
         max_source_tokens=max_source_tokens,
-        reference=reference,
+        reference=partial(subword_reference, tokenizer=tokenizer, max_tokens=max_source_tokens),
         special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
         info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
     )
@@ -131,7 +124,8 @@ MODELS: dict[str, ModelEntry] = {
         ModelEntry(
             "paper-untrained",
             "Paper base model, untrained",
-            "N=6, d_model=512, h=8 as in Table 3, random weights: attention before any learning",
+            "N=6, d_model=512, h=8 as in Table 3, random weights over the translator's "
+            "vocabulary: attention before any learning",
             load_untrained,
             short_label="Paper base model",
         ),

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -134,18 +133,11 @@ class Trace:
         }
 
 
-def suggestions(loaded: LoadedModel, words: Iterable[str]) -> dict[str, list[str]]:
-    """For each word the vocabulary lacks, the known words nearest to it (word-level
-    vocabularies only: a sub-word vocabulary has no unknown words to suggest for)."""
-    nearest: Callable[[str], list[str]] = getattr(loaded.tokenizer, "nearest", lambda word: [])
-    return {word: nearest(word) for word in words}
-
-
-def unknown_words(loaded: LoadedModel, text: str) -> dict[str, list[str]]:
-    """The words of `text` the model would read as <unk>, with suggestions: what the page marks
-    as soon as a text is entered, before anything runs."""
-    tokenized = loaded.tokenizer.encode(_tokenizable(text), loaded.max_source_tokens)
-    return suggestions(loaded, tokenized.unknown)
+def unknown_words(loaded: LoadedModel, text: str) -> tuple[str, ...]:
+    """The words of `text` the model would read as <unk> (a sub-word vocabulary splits any word
+    into pieces it knows, so these hold a character it never saw): what the page marks as soon
+    as a text is entered, before anything runs."""
+    return loaded.tokenizer.encode(_tokenizable(text), loaded.max_source_tokens).unknown
 
 
 def _tokenizable(text: str) -> str:
@@ -179,13 +171,9 @@ def run(
             f"{loaded.max_source_tokens}, so only the first {loaded.max_source_tokens} are shown."
         )
     if tokenized.unknown:
-        words = [
-            f"{word} (did you mean {' / '.join(close)}?)" if close else word
-            for word, close in suggestions(loaded, tokenized.unknown).items()
-        ]
         vocabulary_notice = (
             "Not in the model's vocabulary (read as <unk>), so the output is built without "
-            "them: " + ", ".join(words)
+            "them: " + ", ".join(tokenized.unknown)
         )
         notices.append(vocabulary_notice)
     timings: dict[str, float] = {}

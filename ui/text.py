@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 
 _MARKDOWN_SPECIAL = set(string.punctuation)
 
@@ -17,11 +18,9 @@ def escape_markdown(text: str) -> str:
     return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in flat)
 
 
-def unknown_words_markdown(unknown: dict[str, list[str]], model_label: str) -> str:
-    """The typed words a model lacks, each with the known words nearest to it, as Markdown
-    (every word escaped: they come from the person typing)."""
-    parts = []
-    for word, close in unknown.items():
-        hint = " / ".join(escape_markdown(c) for c in close) if close else "no known word is close"
-        parts.append(f"**{escape_markdown(word)}** → {hint}")
-    return f"{escape_markdown(model_label)} does not know: " + "; ".join(parts)
+def unknown_words_markdown(unknown: Sequence[str], model_label: str) -> str:
+    """The typed words a model reads as <unk>, as Markdown (every word escaped: they come from
+    the person typing)."""
+    words = ", ".join(f"**{escape_markdown(word)}**" for word in unknown)
+    reads = escape_markdown(f"{model_label} reads these as <unk>, a character in them it never")
+    return f"{reads} saw in training: {words}"

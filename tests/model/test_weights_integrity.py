@@ -33,8 +33,8 @@ CPU = torch.device("cpu")
 
 @pytest.fixture(scope="module")
 def small():
-    """A small encoder-decoder with the corpus vocabulary, as model/train.py would save it."""
-    tokenizer = registry.corpus_tokenizer()
+    """A small encoder-decoder with the translator's vocabulary, as model/train.py would save it."""
+    tokenizer = registry.translator_tokenizer()
     config = TransformerConfig(
         src_vocab=len(tokenizer), tgt_vocab=len(tokenizer), N=1, d_model=16, d_ff=32, h=2
     )
@@ -48,7 +48,7 @@ def saved(tmp_path, small):
     save_weights(
         model.state_dict(),
         path,
-        {"config": dataclasses.asdict(config), "vocabulary": tokenizer.itos},
+        {"config": dataclasses.asdict(config), "tokenizer": json.loads(tokenizer.to_json())},
     )
     return path
 

@@ -44,8 +44,8 @@ def settings_for(i: int, kinds: tuple[str, ...], n_layers: int, n_heads: int) ->
 
 
 def tiny_translator() -> LoadedModel:
-    """A small encoder-decoder (all three attention kinds) with the corpus vocabulary."""
-    tokenizer = registry.corpus_tokenizer()
+    """A small encoder-decoder (all three attention kinds) with the translator's vocabulary."""
+    tokenizer = registry.translator_tokenizer()
     config = TransformerConfig(
         src_vocab=len(tokenizer), tgt_vocab=len(tokenizer), N=2, d_model=32, d_ff=64, h=4
     )

@@ -5,13 +5,13 @@ import torch
 from corpus.generator import generate
 from model.subword import SubwordTokenizer
 from runtime import registry
-from runtime.reference import subword_reference, word_reference
+from runtime.reference import subword_reference
 
 
-def test_the_first_corpus_reference_is_word_for_word():
-    loaded = registry.load("paper-untrained", torch.device("cpu"))
-    ref = word_reference("The small dog sees the old man.", loaded.tokenizer, 48)
-    assert ref.text == "Der kleine Hund sieht den alten Mann."
+def test_the_translators_reference_is_the_hand_checked_german_word_for_word():
+    loaded = registry.load("en-de", torch.device("cpu"))
+    ref = loaded.reference("The small dog sees the old man.")
+    assert ref.text == "Der kleine Hund sieht den alten Mann."  # checked by hand
     assert ref.alignment == tuple((i,) for i in range(8))
 
 

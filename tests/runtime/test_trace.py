@@ -39,11 +39,12 @@ def test_decoder_attention_equals_what_each_decoding_step_saw(untrained):
     """Row t of the teacher-forced pass equals the last row when decoding the prefix of length t+1."""
     trace = run(untrained, TEXT)
     model = untrained.model
-    src = torch.tensor([[untrained.tokenizer.stoi[w] for w in TEXT.split()]])
+    src = torch.tensor([untrained.tokenizer.encode(TEXT, 48).ids])
     mask = padding_mask(src, 0)
     with torch.inference_mode():
         memory = model.encode(src, mask).memory
-        prefix_ids = [untrained.tokenizer.stoi[t] for t in trace.target_tokens]
+        piece_ids = {piece: i for i, piece in enumerate(untrained.tokenizer.itos)}
+        prefix_ids = [piece_ids[t] for t in trace.target_tokens]
         for t in (0, len(prefix_ids) // 2, len(prefix_ids) - 1):
             prefix = torch.tensor([prefix_ids[: t + 1]])
             out = model.decode(memory, mask, prefix, subsequent_mask(t + 1))
@@ -67,7 +68,7 @@ def test_greedy_returns_cross_attention_for_every_generated_token(untrained):
 
 def test_beam_of_one_is_greedy_and_beam_four_scores_at_least_as_well(untrained):
     model = untrained.model
-    src = torch.tensor([[untrained.tokenizer.stoi[w] for w in "the dog sees a cat .".split()]])
+    src = torch.tensor([untrained.tokenizer.encode("The dog sees a cat.", 48).ids])
     mask = padding_mask(src, 0)
     settings = RunSettings()
     with torch.inference_mode():
@@ -154,30 +155,27 @@ def test_cli_bad_input_gives_one_line_and_nonzero_exit(args):
     assert "Traceback" not in result.stderr
 
 
-def test_an_unknown_word_is_named_with_the_known_words_nearest_to_it(untrained):
-    """ "dgo" is not in the translator's vocabulary; "dog" is, two edits away (a swap)."""
-    vocabulary = set(untrained.tokenizer.itos)
-    assert "dgo" not in vocabulary and "dog" in vocabulary
-    trace = run(untrained, "The dgo sees the man.")
-    (notice,) = [n for n in trace.notices if "vocabulary" in n]
-    suggested = notice.split("dgo (did you mean ")[1].split("?)")[0].split(" / ")
-    assert "dog" in suggested and set(suggested) <= vocabulary
-    # A word far from every known word gets no suggestion.
-    far = run(untrained, "The qzxwv sees the man.")
-    assert "qzxwv" in " ".join(far.notices) and "did you mean" not in " ".join(far.notices)
+def test_a_word_is_unknown_exactly_when_a_character_of_it_is_not_in_the_vocabulary(untrained):
+    """A BPE vocabulary has every character it saw as a piece, alone or after "##": a word is
+    read as <unk> only where one of its characters is in neither form."""
+    pieces = set(untrained.tokenizer.itos)
+
+    def known(ch: str) -> bool:
+        return ch in pieces or "##" + ch in pieces
+
+    text = "Señor Muñoz sees the café and the ☃ at 7."
+    expected = tuple(w for w in text.rstrip(".").split() if not all(known(c) for c in w))
+    assert expected == ("Señor", "Muñoz", "☃")  # (n-tilde and the snowman were never seen)
+    trace = run(untrained, text)
+    assert trace.unknown_words == expected
+    assert trace.source_tokens.count("<unk>") == 3
+    assert all(word in trace.vocabulary_notice for word in expected)
 
 
-def test_unknown_words_are_found_before_a_run_with_known_words_suggested(untrained, minilm):
-    """What the sidebar marks as soon as a text is entered: exactly the words the run would
-    read as <unk> (its notice names the same words), each with known words to try instead."""
-    text = "The cat sat on the mat."
-    unknown = unknown_words(untrained, text)
-    assert unknown, "the word-level vocabulary lacks some of these everyday words"
-    vocabulary = untrained.tokenizer.stoi
-    words = untrained.tokenizer.split(text)
-    assert set(unknown) == {w for w in words if w not in vocabulary}
-    assert all(s in vocabulary for close in unknown.values() for s in close)
-    notice = next(n for n in run(untrained, text).notices if "vocabulary" in n)
-    assert all(word in notice for word in unknown)
-    assert unknown_words(untrained, "the small dog sees the old man .") == {}
-    assert unknown_words(minilm, text + " \ud800 unbelievably") == {}  # sub-words: none unknown
+def test_unknown_words_are_found_before_a_run(untrained, minilm):
+    """What the sidebar marks as soon as a text is entered: exactly the words the run reads as
+    <unk>, which its notice names."""
+    text = "The ☃ sees the man."
+    assert unknown_words(untrained, text) == run(untrained, text).unknown_words == ("☃",)
+    assert unknown_words(untrained, "The small dog sees the old man.") == ()
+    assert unknown_words(minilm, "The cat sat on the mat. \ud800 unbelievably") == ()

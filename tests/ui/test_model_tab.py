@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from corpus.v1 import grammar as corpus
 from runtime.registry import WEIGHTS_DIR
 from ui.model_tab import architecture_table, open_head, vocabulary_table
 from viz.metrics import alignment_error_grid, metrics_table, phenomenon_table
@@ -98,17 +97,12 @@ def test_architecture_table_counts_the_parameters(untrained):
     assert table["parameters"] == f"{expected:,}"
 
 
-@pytest.mark.skipif(
-    not (WEIGHTS_DIR / "en-de.safetensors").exists(), reason="en-de weights not shipped yet"
-)
 def test_the_reference_translation_is_shown_for_the_trained_model():
     at = AppTest.from_file("../../app.py", default_timeout=300)
     at.query_params["model"] = "en-de"
     at.query_params["text"] = "the small dog sees the old man ."
     at.run()
     assert not at.exception
-    reference = corpus.translate("the small dog sees the old man .").german_text
-    assert reference == "Der kleine Hund sieht den alten Mann."
     captions = " ".join(c.value for c in at.caption)
     assert "reference" in captions and "Der kleine Hund sieht den alten Mann" in captions.replace(
         "\\", ""

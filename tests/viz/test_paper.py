@@ -74,8 +74,9 @@ def test_multi_head_output_equals_the_models_sublayer(untrained, untrained_trace
     """Concat(head_1..head_h) W^O from the Trace equals each attention sub-layer run again on its
     own input: encoder self-attention, decoder self-attention and cross attention."""
     trace, model = untrained_trace, untrained.model
-    src = torch.tensor([[untrained.tokenizer.stoi[w] for w in trace.source_tokens]])
-    tgt = torch.tensor([[untrained.tokenizer.stoi[w] for w in trace.target_tokens]])
+    piece_ids = {piece: i for i, piece in enumerate(untrained.tokenizer.itos)}
+    src = torch.tensor([[piece_ids[w] for w in trace.source_tokens]])
+    tgt = torch.tensor([[piece_ids[w] for w in trace.target_tokens]])
     settings = trace.settings
     expected = {}
     with torch.inference_mode():

@@ -94,7 +94,7 @@ def test_input_parts_add_up_to_the_encoder_input(model, request):
         assert list(parts.parts) == ["token embedding × √d_model", "positional encoding"]
         np.testing.assert_allclose(parts.parts["positional encoding"], numpy_pe(n, 512), atol=2e-7)
         embedding = loaded.model.src_embed.tokens.lut.weight.numpy()
-        ids = [loaded.tokenizer.stoi[t] for t in parts.tokens]
+        ids = [loaded.tokenizer.itos.index(t) for t in parts.tokens]
         np.testing.assert_allclose(
             parts.parts["token embedding × √d_model"], embedding[ids] * math.sqrt(512), rtol=1e-6
         )
