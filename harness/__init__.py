@@ -202,7 +202,8 @@ def wait_drawn(page, charts: int = 1, timeout_ms: int = RENDER_TIMEOUT_MS) -> No
             const charts = [...panel.querySelectorAll('[data-testid="stPlotlyChart"]')];
             const tables = [...panel.querySelectorAll('[data-testid="stDataFrame"]')];
             return charts.length >= wanted && charts.every(c => c.querySelector('.main-svg'))
-                && tables.every(t => t.querySelector('canvas'))
+                // a table in a closed expander draws its canvas only once it is opened
+                && tables.every(t => t.querySelector('canvas') || !t.checkVisibility())
                 && !panel.querySelector('[data-testid="stSkeleton"]');
         }""",
         arg=[ACTIVE_PANEL, charts],

@@ -1,5 +1,5 @@
 """The Model tab: the architecture's numbers, how the weights were made and scored, and the
-vocabulary a word-level model can read."""
+pieces of the translator's vocabulary."""
 
 from __future__ import annotations
 
@@ -39,7 +39,8 @@ def architecture_table(loaded: LoadedModel) -> pd.DataFrame:
 
 
 def vocabulary_table(loaded: LoadedModel, search: str) -> pd.DataFrame | None:
-    """The words of a word-level vocabulary that contain `search` (None for sub-word models)."""
+    """The entries of a vocabulary the app can list (the translator's BPE pieces) that contain
+    `search`; None for MiniLM's WordPiece, which lists none."""
     itos = getattr(loaded.tokenizer, "itos", None)
     if itos is None:
         return None
@@ -97,9 +98,9 @@ def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
         ):
             fig = head_grid(coref[key], title, "share on the antecedent", ctx.presentation)
             grids.append((fig, f"model_coref_{key}"))
-    for column, (fig, key) in zip(st.columns(len(grids)), grids):
-        with column:
-            state.plot(fig, key=key)
+    # Side by side while the page has room at their own width: squeezed into three columns, a
+    # 6×8 grid's values become too small to read.
+    state.plot_row(grids)
     head_tables = [t for t in HEAD_TABLES if _lookup(metrics, t[0]) is not None]
     pick = st.columns([3, 1, 1, 2])
     table = pick[0].selectbox(

@@ -4,7 +4,8 @@ screen the class then sees is saved to docs/screenshots/demo-*.png for the READM
 
 (a) a pronoun and its antecedent, (b) German verb-final alignment, (c) the softmax with and
 without 1/√d_k on the trained model, (d) PE(pos+k) as a linear map of PE(pos), (e) two sentences
-side by side, (f) a figure into slides.
+side by side, (f) a figure into slides, (g) the translator's pronoun, tired or wide, side by side
+on its best coreference head.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ SCENE_DEMOS = {
     "c-scaling": ("Why attention divides by √d_k", "1/√d_k"),
     "d-positions": ("Positions: PE(pos+k) is one linear map of PE(pos)", "PE(pos+k)"),
     "e-side-by-side": ("Two sentences side by side: tired or wide", "text B"),
+    "g-translator-pronoun": ("The translator's pronoun: tired or wide", "text B"),
 }
 
 

@@ -99,6 +99,67 @@ def test_the_weights_a_note_quotes_are_the_models(title, query, key, layer, head
     assert measured == pytest.approx(weight, abs=0.006)
 
 
+@pytest.fixture(scope="module")
+def translator():
+    return registry.load("en-de", torch.device("cpu"))
+
+
+def test_the_translators_pronoun_scene_says_what_its_best_coreference_head_does(translator):
+    """The note's figures, measured: the outputs' pronouns (hand-checked German), the head's hit
+    rate from the sidecar, and its weight from 'it' on 'The' in each sentence."""
+    [scene] = [
+        s for s in scenes.load_scenes() if s.title == "The translator's pronoun: tired or wide"
+    ]
+    best = translator.info["metrics"]["coreference_heads"]["best_encoder"]
+    assert (scene.layer, scene.head) == (best["layer"], best["head"])  # both counted from 1
+    assert f"layer {best['layer']} head {best['head']}" in scene.note
+    assert f"{best['value']:.0%}" in scene.note
+    texts = {"A": scene.text, "B": dict(scene.settings)["compare_text"]}
+    outputs = {
+        "A": "Das Tier überquerte die Straße nicht, weil es zu müde war.",
+        "B": "Das Tier überquerte die Straße nicht, weil sie zu breit war.",
+    }
+    for side, text in texts.items():
+        trace = run(translator, text, RunSettings())
+        assert trace.output == outputs[side]
+        tokens = list(trace.source_tokens)
+        weights = np.asarray(trace.attention["encoder_self"])[best["layer"] - 1, best["head"] - 1]
+        weight = weights[tokens.index("it"), tokens.index("The")]
+        assert f"{weight:.2f} in {side}" in scene.note
+
+
+# What the translator's structure scenes quote, measured on en-de: (title, text, row read,
+# key, weight) in decoder self-attention, layer 4 head 1; row "reads X" is X's row.
+DECODER_QUOTED = [
+    ("German verb-final subordinate clause", None, "Mann", "dass", 1.00),
+    ("Verb final after a modal", None, "Mann", "kann", 1.00),
+    ("Verb final after a modal", "The small dog sees the old man.", "Mann", "sieht", None),
+]
+
+
+@pytest.mark.parametrize("title, text, row, key, weight", DECODER_QUOTED)
+def test_the_decoder_head_a_structure_scene_quotes(title, text, row, key, weight, translator):
+    [scene] = [s for s in scenes.load_scenes() if s.title == title]
+    assert (scene.kind, scene.layer, scene.head) == ("decoder_self", 4, 1)
+    trace = run(translator, text or scene.text, RunSettings())
+    tokens = list(trace.target_tokens)
+    weights = np.nan_to_num(np.asarray(trace.attention["decoder_self"])[3, 0, tokens.index(row)])
+    assert tokens[int(weights.argmax())] == key and f"'{key}'" in scene.note
+    if weight is not None:
+        assert weights[tokens.index(key)] == pytest.approx(weight, abs=0.005)
+        assert f"{weight:.2f} on '{key}'" in scene.note
+
+
+def test_the_verb_second_scene_quotes_the_flat_cross_attention(translator):
+    [scene] = [s for s in scenes.load_scenes() if s.title == "German verb second"]
+    trace = run(translator, scene.text, RunSettings())
+    assert trace.output == "Heute sieht der Hund den Mann."  # checked by hand
+    cross = np.asarray(trace.attention["cross"])
+    assert cross.shape[-1] == 8 and "1/8" in scene.note
+    assert round(float(cross.min()), 2) >= 0.11 and round(float(cross.max()), 2) <= 0.14
+    assert "between 0.11 and 0.14" in scene.note
+
+
 def test_no_head_moves_it_onto_the_street(minilm):
     """The "wide" note says no head of MiniLM gives 'street' more than 0.24 from 'it'."""
     [scene] = [s for s in scenes.load_scenes() if s.text.endswith("too wide.")]
