@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 SCREENSHOTS = harness.ROOT / "docs" / "screenshots"
 DEFAULT_TEXT = "The small dog sees the old man."  # as people write it
-TYPED = "the old man sees the small dog ."
+TYPED = "The old man sees the small dog."
 VIEWPORT = {"width": 1400, "height": 1000}
 
 

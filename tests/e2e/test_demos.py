@@ -25,7 +25,7 @@ MOST_CLICKS = 2
 # demo id -> (scene title, a text the open tab must then show)
 SCENE_DEMOS = {
     "a-pronoun": ("A pronoun and its antecedent: tired", "layer 4, head 2"),
-    "b-verb-final": ("German verb-final subordinate clause", "layer 6"),
+    "b-verb-final": ("German verb-final subordinate clause", "layer 4, head 1"),
     "c-scaling": ("Why attention divides by √d_k", "1/√d_k"),
     "d-positions": ("Positions: PE(pos+k) is one linear map of PE(pos)", "PE(pos+k)"),
     "e-side-by-side": ("Two sentences side by side: tired or wide", "text B"),
