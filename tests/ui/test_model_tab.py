@@ -2,6 +2,7 @@
 search, and the reference translation beside the output."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -130,6 +131,21 @@ def test_the_page_opens_on_the_shipped_translator_else_the_pretrained_encoder(
         text = sidecar if isinstance(sidecar, str) else json.dumps(sidecar)
         (tmp_path / "en-de.json").write_text(text)
     assert registry.default_model_name() == expected
+
+
+def test_a_rewritten_sidecar_is_read_again(tmp_path, monkeypatch):
+    """The page asks on every run, so the answer is kept per version of the sidecar file."""
+    from runtime import registry
+
+    monkeypatch.setattr(registry, "WEIGHTS_DIR", tmp_path)
+    (tmp_path / "en-de.safetensors").write_bytes(b"weights")
+    sidecar = tmp_path / "en-de.json"
+    sidecar.write_text(json.dumps({"sha256": "0"}))
+    assert registry.default_model_name() == "en-de"
+    sidecar.write_text(json.dumps({"config": {}}))  # no checksum: not shipped
+    stat = sidecar.stat()
+    os.utime(sidecar, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert registry.default_model_name() == "minilm-l6"
 
 
 def test_the_model_tab_draws_the_translators_training_loss_down_to_its_floor():
