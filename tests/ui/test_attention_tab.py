@@ -247,3 +247,19 @@ def test_a_kind_selector_only_when_there_is_a_choice_and_no_empty_column(model, 
         assert widths == pytest.approx([kind_width, layer_width, head_width])
     else:  # the spacer is last: what the kind box would have taken
         assert widths == pytest.approx([layer_width, head_width, kind_width])
+
+
+# The(0) animal(1) didn't(2) cross(3) the(4) street(5) because(6) it(7): counted by hand.
+@pytest.mark.parametrize(("adjective", "antecedent"), [("tired", (0, 1)), ("wide", (4, 5))])
+def test_the_translator_outlines_the_gold_antecedent_and_focuses_the_pronoun(adjective, antecedent):
+    """On the shipped translator, a sentence its grammar writes gets red squares in the row of
+    'it' on the noun phrase it stands for, and one click opens that row in the token-links view."""
+    text = f"The animal didn't cross the street because it was too {adjective}."
+    at = _app(model="en-de", text=text, kind="encoder_self", layer="2", head="0")
+    assert not at.exception
+    figure = _figures(at)[0]
+    squares = [s for s in figure["layout"]["shapes"] if s["type"] == "rect"]
+    cells = sorted((round(s["y0"] + 0.5), round(s["x0"] + 0.5)) for s in squares)
+    assert cells == [(7, antecedent[0]), (7, antecedent[1])]
+    at.button(key="focus_pronoun").click().run()
+    assert at.session_state["view"] == "links" and at.session_state["focus"] == "q7"
