@@ -45,7 +45,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,?!]")
 
 def translate(model: EncoderDecoder, tokenizer: SubwordTokenizer, text: str, method: str) -> str:
     """German text for English text, by beam search (4 beams, α = 0.6) or greedy decoding."""
-    src = torch.tensor([tokenizer.encode(text).ids])
+    src = torch.tensor([tokenizer.encode(text).ids], device=next(model.parameters()).device)
     mask = padding_mask(src, PAD_ID)
     memory = model.encode(src, mask).memory
     decode = beam_search if method == "beam" else greedy_decode
@@ -131,9 +131,9 @@ def attention_on_gold(
     src_mask = padding_mask(src, PAD_ID)
     encoded = model.encode(src, src_mask)
     decoded = model.decode(encoded.memory, src_mask, tgt, subsequent_mask(tgt.size(1)))
-    encoder = torch.stack([r.weights[0] for r in encoded.attention])
+    encoder = torch.stack([r.captured()[0] for r in encoded.attention])
     # decoder row j reads piece j-1 (row 0 reads <s>) and produces piece j
-    cross = torch.stack([r.weights[0] for r in decoded.cross_attention])[:, :, : len(tgt_ids)]
+    cross = torch.stack([r.captured()[0] for r in decoded.cross_attention])[:, :, : len(tgt_ids)]
     alignment = piece_alignment(src_words, tgt_words, example.alignment)
     links = piece_links(src_words, tgt_words, example.coreference)
     return encoder, cross, alignment, links

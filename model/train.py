@@ -1,18 +1,23 @@
 """Train the paper's encoder-decoder on the generated English→German corpus (Section 5).
 
     python -m model.train --recipe configs/en-de.toml [--minutes 150]
+    python -m model.train --recipe configs/en-de-gpu.toml --device cuda
 
-A recipe file holds everything: the data, the model's size, and the training phases (each a
-learning-rate factor up to a step, held or moving linearly to another factor by that step).
-Adam (beta1=0.9, beta2=0.98, eps=1e-9), the learning rate of Eq. (3) with warm-up, label
-smoothing 0.1, dropout 0.1, batches by token count, fixed seeds, optionally under bfloat16
-autocast (master weights stay float32).
+A recipe file holds everything: the data, the model's size, the device, and the training phases
+(each a learning-rate factor up to a step, held or moving linearly to another factor by that
+step). Adam (beta1=0.9, beta2=0.98, eps=1e-9; torch's fused kernel on a GPU), the learning rate
+of Eq. (3) with warm-up, label smoothing 0.1, dropout 0.1, batches by token count, fixed seeds,
+optionally under bfloat16 autocast (master weights stay float32). A recipe with
+`budget_minutes` measures its own speed over its first `calibrate_steps` steps and stretches or
+shrinks its phases to the step count that fits the budget: how a GPU run whose speed is not yet
+known fills the minutes it has.
 
-Training outlives a working session, so it resumes: the checkpoint directory (committed to the
-repository) holds the float32 weights, Adam's moments in bfloat16 (compact, and close enough to
-continue), the step, the data position, the RNG state and the tokenizer. `--minutes` stops
-cleanly at a checkpoint. After the last phase the model is evaluated and shipped as
-`model/weights/<name>.safetensors` with its JSON sidecar.
+Training outlives a working session, so it resumes: the checkpoint directory (git-ignored;
+scripts/restore-checkpoint.sh brings the last resumable one back from git history) holds the
+float32 weights, Adam's moments in bfloat16 (compact, and close enough to continue), the step,
+the data position, the RNG states and the tokenizer. `--minutes` stops cleanly at a checkpoint.
+After the last phase the model is evaluated (or, with `--quick-look`, looked at in minutes) and
+shipped as `model/weights/<name>.safetensors` with its JSON sidecar.
 """
 
 from __future__ import annotations
@@ -20,12 +25,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 import time
 import tomllib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +46,9 @@ from corpus.generator import generate
 from .subword import SubwordTokenizer
 from .tokenization import BOS_ID, EOS_ID, PAD_ID
 from .transformer import (
+    DEFAULT_SETTINGS,
     EncoderDecoder,
+    RunSettings,
     TransformerConfig,
     make_model,
     padding_mask,
@@ -94,9 +102,18 @@ class Recipe:
     batch_tokens: int = 4000
     warmup: int = 4000
     smoothing: float = 0.1
-    # "bf16": torch.autocast on the CPU; "fp32": none; "auto": bf16 where the CPU computes in
+    # "bf16": torch.autocast; "fp32": none; "auto": bf16 on a GPU and where the CPU computes in
     # bfloat16 natively (AMX or AVX-512 BF16), else fp32 (see native_bf16)
     autocast: str = "bf16"
+    # "cpu", "cuda", or "auto" (cuda when torch sees a GPU)
+    device: str = "cpu"
+    # Eq. (1) through torch's fused scaled_dot_product_attention (RunSettings.capture=False):
+    # flash-attention kernels on a GPU; the captured attention the views need, where False
+    fused_attention: bool = False
+    # when set, the phases are scaled to the step count that fits this many minutes of training
+    # at the speed measured over the first calibrate_steps steps (warm-up stays as written)
+    budget_minutes: float | None = None
+    calibrate_steps: int = 200
     threads: int = 2
     moments: str = "bf16"  # how the checkpoint stores Adam's moments: bf16 (compact) | fp32
     checkpoint_minutes: float = 10.0
@@ -109,6 +126,17 @@ class Recipe:
 
     def lr_factor(self, step: int) -> float:
         return phase_factor(self.phases, step)
+
+    def scaled_to(self, steps: int) -> Recipe:
+        """The recipe with every phase's end moved in proportion, so that the last ends at
+        `steps` (each phase keeps at least one step)."""
+        ends: list[int] = []
+        for phase in self.phases:
+            end = round(phase.until_step * steps / self.steps)
+            ends.append(max(end, ends[-1] + 1 if ends else 1))
+        return replace(
+            self, phases=tuple(replace(p, until_step=e) for p, e in zip(self.phases, ends))
+        )
 
     @classmethod
     def read(cls, path: Path) -> Recipe:
@@ -225,6 +253,23 @@ def collate(pairs: Sequence[EncodedPair], batch: list[int]) -> tuple[Tensor, Ten
 # ------------------------------------------------------------------------- loss
 
 
+def resolve_device(name: str) -> torch.device:
+    """The device a recipe or `--device` names; "auto" is the GPU when torch sees one."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(name)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise SystemExit(f"the recipe asks for {name}, and torch sees no GPU on this machine")
+    return device
+
+
+def use_bf16(autocast: str, device: torch.device) -> bool:
+    """Whether a recipe's `autocast` means bfloat16 on `device`."""
+    if autocast != "auto":
+        return autocast == "bf16"
+    return torch.cuda.is_bf16_supported() if device.type == "cuda" else native_bf16()
+
+
 def native_bf16() -> bool:
     """Whether this CPU multiplies bfloat16 in hardware (AMX tiles or AVX-512 BF16). Without it,
     autocast emulates bfloat16 and a training step was measured 20x slower than in float32
@@ -233,17 +278,25 @@ def native_bf16() -> bool:
 
 
 def loss_on_batch(
-    model: EncoderDecoder, src: Tensor, tgt: Tensor, smoothing: float, bf16: bool
+    model: EncoderDecoder,
+    src: Tensor,
+    tgt: Tensor,
+    smoothing: float,
+    bf16: bool,
+    settings: RunSettings = DEFAULT_SETTINGS,
 ) -> tuple[Tensor, int]:
-    """Label-smoothed cross-entropy (Section 5.4) of predicting tgt[1:] from tgt[:-1]; the
-    forward pass under bfloat16 autocast if asked, the loss in float32."""
+    """Label-smoothed cross-entropy (Section 5.4) of predicting tgt[1:] from tgt[:-1], on the
+    device src and tgt are on; the forward pass under bfloat16 autocast if asked, the loss in
+    float32. The count of target tokens is read from the CPU when the batch is on a GPU."""
     if model.generator is None:
         raise ValueError("an encoder-only model has no decoder to train")
     decoder_input, gold = tgt[:, :-1], tgt[:, 1:]
     src_mask = padding_mask(src, PAD_ID)
-    tgt_mask = padding_mask(decoder_input, PAD_ID) & subsequent_mask(decoder_input.size(1))
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-        out = model(src, decoder_input, src_mask, tgt_mask)
+    tgt_mask = padding_mask(decoder_input, PAD_ID) & subsequent_mask(
+        decoder_input.size(1), tgt.device
+    )
+    with torch.autocast(src.device.type, dtype=torch.bfloat16, enabled=bf16):
+        out = model(src, decoder_input, src_mask, tgt_mask, settings)
         logits = model.generator.proj(out.output)
     loss = F.cross_entropy(
         logits.float().reshape(-1, logits.size(-1)),
@@ -270,18 +323,20 @@ def save_checkpoint(
     path.mkdir(parents=True, exist_ok=True)
     store = torch.bfloat16 if moments == "bf16" else torch.float32
     tensors = {
-        f"model.{k}": v.detach().clone().contiguous()
+        f"model.{k}": v.detach().cpu().clone().contiguous()
         for k, v in without_tied_copies(model.state_dict()).items()
     }
     opt = optimizer.state_dict()
     for index, state in opt["state"].items():
         for key, value in state.items():
-            value = torch.as_tensor(value)
+            value = torch.as_tensor(value).cpu()
             if value.is_floating_point() and value.dim() > 0:
                 value = value.to(store)
             tensors[f"optim.{index}.{key}"] = value.clone().contiguous()
     # dropout's random state too, so a resumed run continues as an uninterrupted one would
     tensors["rng.torch"] = torch.get_rng_state()
+    if next(model.parameters()).is_cuda:
+        tensors["rng.cuda"] = torch.cuda.get_rng_state()
     save_file(tensors, str(path / "checkpoint.tmp"))
     (path / "checkpoint.tmp").replace(path / "checkpoint.safetensors")
     (path / "tokenizer.json").write_text(tokenizer.to_json())
@@ -314,6 +369,8 @@ def load_checkpoint(
             state.setdefault(int(index), {})[key] = value.float() if value.dim() else value
     optimizer.load_state_dict({"state": state, "param_groups": meta.pop("param_groups")})
     torch.set_rng_state(tensors["rng.torch"])
+    if "rng.cuda" in tensors and next(model.parameters()).is_cuda:
+        torch.cuda.set_rng_state(tensors["rng.cuda"])
     return meta
 
 
@@ -367,16 +424,22 @@ def train(
     """Train (or go on training) until the recipe's last step, `stop_at`, or `minutes`.
     `cache`: where this machine keeps the generated training texts between runs. `look`: held-out
     figures of the model where a run stops before the recipe's end, kept in the checkpoint's
-    `looks`, so the sessions of a long run leave a curve of quality beside the loss history."""
+    `looks`, so the sessions of a long run leave a curve of quality beside the loss history.
+    The model comes back on the CPU, wherever it trained."""
+    device = resolve_device(recipe.device)
     torch.set_num_threads(recipe.threads)
     started_at = time.perf_counter()
     texts = training_texts(recipe.train_size, recipe.data_seed, workers, cache)
+    data_seconds = time.perf_counter() - started_at
     tokenizer = checkpoint_tokenizer(checkpoint_dir)
     if tokenizer is None:
         tokenizer = SubwordTokenizer.train([t for pair in texts for t in pair], recipe.vocab_size)
     pairs = encode_pairs(texts, tokenizer)
     config, model = build(recipe, len(tokenizer))
-    optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
+    model.to(device)
+    optimizer = torch.optim.Adam(
+        model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9, fused=device.type == "cuda"
+    )
     progress: dict[str, Any] = load_checkpoint(checkpoint_dir, model, optimizer) or {
         "step": 0,
         "epoch": 0,
@@ -386,31 +449,43 @@ def train(
         "loss_history": [],
         "sessions": [],
     }
-    end = min(recipe.steps, stop_at or recipe.steps)
+    recipe = recipe_of_run(recipe, progress)
     print(
-        f"{len(pairs)} training pairs, vocabulary {len(tokenizer)}, "
-        f"{sum(p.numel() for p in model.parameters()):,} parameters, step {progress['step']} "
-        f"of {recipe.steps} ({checkpoint_dir}), ready in {time.perf_counter() - started_at:.0f} s",
+        f"{len(pairs)} training pairs (generated in {data_seconds:.0f} s), vocabulary "
+        f"{len(tokenizer)}, {sum(p.numel() for p in model.parameters()):,} parameters on "
+        f"{device}, step {progress['step']} of {recipe.steps} ({checkpoint_dir}), ready in "
+        f"{time.perf_counter() - started_at:.0f} s",
         flush=True,
     )
-    bf16 = recipe.autocast == "bf16" or (recipe.autocast == "auto" and native_bf16())
+    bf16 = use_bf16(recipe.autocast, device)
+    settings = RunSettings(capture=not recipe.fused_attention)
     # recorded in every checkpoint, so a session stopped right after a save (how a long run
     # ends a working session) still shows in the history
     session: dict[str, Any] = {
         "from_step": progress["step"],
         "autocast": "bf16" if bf16 else "fp32",
+        "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
         "to_step": progress["step"],
     }
     progress["sessions"].append(session)
+
+    def sync() -> None:
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
 
     def save() -> None:
         session["to_step"] = progress["step"]
         save_checkpoint(checkpoint_dir, model, optimizer, progress, tokenizer, recipe.moments)
 
+    # a budget is planned once, at the first session's calibration; a resumed run keeps the plan
+    calibrating = recipe.budget_minutes is not None and "phases" not in progress
+    calibration_start: tuple[int, float] | None = None
     model.train()
+    end = min(recipe.steps, stop_at or recipe.steps)
     bar = tqdm(total=end, initial=progress["step"], mininterval=10, unit="step")
-    window_loss, window_tokens, window_started = 0.0, 0, time.perf_counter()
-    last_save = time.perf_counter()
+    # the loss stays on the device between log lines, so a GPU is never waited on per step
+    window_loss, window_tokens = torch.zeros((), device=device), 0
+    window_started = segment_started = loop_started = last_save = time.perf_counter()
     deadline = time.perf_counter() + 60 * minutes if minutes else None
     stopped = False
     while progress["step"] < end and not stopped:
@@ -419,45 +494,92 @@ def train(
             if progress["step"] >= end or (deadline and time.perf_counter() > deadline):
                 stopped = progress["step"] < end
                 break
-            started = time.perf_counter()
             step = progress["step"] + 1
             lr = rate(step, recipe.d_model, recipe.warmup, recipe.lr_factor(step))
             for group in optimizer.param_groups:
                 group["lr"] = lr
             src, tgt = collate(pairs, batch)
-            loss, n_tokens = loss_on_batch(model, src, tgt, recipe.smoothing, bf16)
+            n_tokens = int((tgt[:, 1:] != PAD_ID).sum())
+            loss, _ = loss_on_batch(
+                model, src.to(device), tgt.to(device), recipe.smoothing, bf16, settings
+            )
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
             progress["step"] = step
             progress["batch_in_epoch"] += 1
             progress["tokens"] += n_tokens
-            progress["seconds"] += time.perf_counter() - started
-            window_loss += loss.item() * n_tokens
+            window_loss += loss.detach() * n_tokens
             window_tokens += n_tokens
             bar.update(1)
+            if calibrating and step - session["from_step"] in (10, recipe.calibrate_steps):
+                sync()  # the first 10 steps (kernel choice, allocator) are not timed
+                if calibration_start is None:
+                    calibration_start = (step, time.perf_counter())
+                else:
+                    recipe = plan_budget(recipe, progress, calibration_start, loop_started)
+                    end = min(recipe.steps, stop_at or recipe.steps)
+                    bar.total = end
+                    calibrating = False
             if step % recipe.log_every == 0:
-                elapsed = time.perf_counter() - window_started
+                sync()
+                now = time.perf_counter()
+                mean_loss = window_loss.item() / window_tokens
                 bar.set_postfix(
-                    loss=f"{window_loss / window_tokens:.3f}",
-                    tok_s=f"{window_tokens / elapsed:.0f}",
+                    loss=f"{mean_loss:.3f}",
+                    tok_s=f"{window_tokens / (now - window_started):.0f}",
                     lr=f"{lr:.2e}",
                 )
-                progress["loss_history"].append([step, round(window_loss / window_tokens, 4)])
-                window_loss, window_tokens, window_started = 0.0, 0, time.perf_counter()
+                progress["loss_history"].append([step, round(mean_loss, 4)])
+                window_loss.zero_()
+                window_tokens, window_started = 0, now
             if time.perf_counter() - last_save > 60 * recipe.checkpoint_minutes:
+                sync()
+                progress["seconds"] += time.perf_counter() - segment_started
                 save()
-                last_save = time.perf_counter()
+                segment_started = last_save = time.perf_counter()
         else:
             progress["epoch"] += 1
             progress["batch_in_epoch"] = 0
+    sync()
+    progress["seconds"] += time.perf_counter() - segment_started
     bar.close()
     if look is not None and progress["step"] < recipe.steps:  # the last step is fully evaluated
         progress.setdefault("looks", []).append(
             {"step": progress["step"], **look(model, tokenizer)}
         )
     save()
-    return model, tokenizer, progress, config
+    return model.cpu(), tokenizer, progress, config
+
+
+def plan_budget(
+    recipe: Recipe, progress: dict[str, Any], since: tuple[int, float], loop_started: float
+) -> Recipe:
+    """The recipe scaled to the steps that fit `recipe.budget_minutes` of training, from the
+    speed measured since `since` (step, time); the plan is kept in `progress`."""
+    assert recipe.budget_minutes is not None
+    first_step, first_time = since
+    now = time.perf_counter()
+    step_seconds = (now - first_time) / (progress["step"] - first_step)
+    left = 60 * recipe.budget_minutes - (now - loop_started)
+    steps = progress["step"] + max(int(left / step_seconds), 0)
+    planned = recipe.scaled_to(max(steps, progress["step"] + 1))
+    progress["phases"] = [asdict(p) for p in planned.phases]
+    progress["step_seconds_measured"] = round(step_seconds, 5)
+    print(
+        f"\nmeasured {step_seconds * 1000:.1f} ms/step over steps {first_step}-{progress['step']}:"
+        f" {planned.steps} steps fit {recipe.budget_minutes} min; phases end at "
+        f"{[p.until_step for p in planned.phases]}",
+        flush=True,
+    )
+    return planned
+
+
+def recipe_of_run(recipe: Recipe, progress: dict[str, Any]) -> Recipe:
+    """The recipe as the run follows it: with its phases as a budget planned them, if one did."""
+    if "phases" not in progress:
+        return recipe
+    return replace(recipe, phases=tuple(Phase(**p) for p in progress["phases"]))
 
 
 def ship(
@@ -470,6 +592,7 @@ def ship(
     metrics: dict[str, Any],
 ) -> Path:
     """Write the weights (fp16) and their sidecar: config, recipe, tokenizer, history, metrics."""
+    recipe = recipe_of_run(recipe, progress)
     sidecar = {
         "name": recipe.name,
         "corpus": "v2",
@@ -481,6 +604,7 @@ def ship(
             "epochs": progress["epoch"],
             "target_tokens_seen": progress["tokens"],
             "wall_time_minutes": round(progress["seconds"] / 60, 1),
+            "target_tokens_per_second": round(progress["tokens"] / max(progress["seconds"], 1e-9)),
             "label_smoothing": recipe.smoothing,
             "sessions": progress["sessions"],
             "loss_history": progress["loss_history"],
@@ -500,7 +624,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--stop-at", type=int, help="stop at this step (the recipe goes on later)")
     p.add_argument("--checkpoint-dir", type=Path, help="default: checkpoints/<name>")
     p.add_argument("--out-dir", type=Path, default=WEIGHTS_DIR)
-    p.add_argument("--workers", type=int, default=2, help="processes generating the data")
+    p.add_argument("--device", help="cpu, cuda or auto: overrides the recipe's device")
+    p.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="processes generating the data"
+    )
+    p.add_argument(
+        "--quick-look",
+        action="store_true",
+        help="at the recipe's end, ship with a quick held-out look (minutes) instead of the full "
+        "evaluation; `python -m model.evaluate --weights FILE` completes the sidecar later",
+    )
     p.add_argument(
         "--ship-now",
         action="store_true",
@@ -509,6 +642,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = p.parse_args(argv)
     recipe = Recipe.read(args.recipe)
+    if args.device:
+        recipe = replace(recipe, device=args.device)
     checkpoint_dir = args.checkpoint_dir or ROOT / "checkpoints" / recipe.name
     from .evaluate import evaluate, quick_look
 
@@ -531,8 +666,14 @@ def main(argv: list[str] | None = None) -> None:
             return
 
     model.eval()
-    print("evaluating on the held-out sets ...", flush=True)
-    metrics = evaluate(model, tokenizer, recipe.test_seed)
+    if args.quick_look:
+        model.to(resolve_device(recipe.device))
+        print("a quick held-out look ...", flush=True)
+        metrics = {"quick_look": quick_look(model, tokenizer, recipe.test_seed)}
+        model.cpu()
+    else:
+        print("evaluating on the held-out sets ...", flush=True)
+        metrics = evaluate(model, tokenizer, recipe.test_seed)
     path = ship(recipe, model, tokenizer, progress, config, args.out_dir, metrics)
     print(json.dumps(metrics, indent=1), f"\nshipped {path}", flush=True)
 

@@ -74,12 +74,18 @@ class RunSettings:
     considering only a neighborhood of size r"); None is the paper's full self-attention.
     Encoder-decoder attention is never restricted. The band is one more mask: it composes with
     the scale and with the decoder's causal mask (Section 3.2.3) as a logical and.
+
+    `capture=False` computes Eq. (1) with torch's fused `scaled_dot_product_attention` (flash or
+    memory-efficient kernels on a GPU) and keeps no weights: every record's `weights` is None.
+    Training uses it on a GPU, and bench/gpu.py times it against the captured forward the views
+    need; the outputs are the same function (tests/model/test_transformer.py).
     """
 
     scale: float | None = None
     ablate: frozenset[tuple[str, int, int]] = field(default_factory=frozenset)
     use_positions: bool = True
     window: int | None = None
+    capture: bool = True
 
     def __post_init__(self) -> None:
         if self.scale is not None and not (math.isfinite(self.scale) and self.scale > 0):
@@ -175,13 +181,20 @@ def attention(
 
 
 class AttentionRecord(NamedTuple):
-    """What one attention sub-layer computed: weights [B, h, q, k]; queries, keys and values
-    [B, h, n, d_k] (Figure 2: Q, K and V of every head, after their projections)."""
+    """What one attention sub-layer computed: weights [B, h, q, k] (None where the settings
+    asked for no capture); queries, keys and values [B, h, n, d_k] (Figure 2: Q, K and V of every
+    head, after their projections)."""
 
-    weights: Tensor
+    weights: Tensor | None
     queries: Tensor
     keys: Tensor
     values: Tensor
+
+    def captured(self) -> Tensor:
+        """The weights; a forward with `capture=False` kept none, and asking for them is an error."""
+        if self.weights is None:
+            raise ValueError("this forward ran with capture=False and kept no attention weights")
+        return self.weights
 
 
 # --- Section 3.2.2: Multi-Head Attention ---------------------------------------------------------
@@ -219,7 +232,14 @@ class MultiHeadedAttention(nn.Module):
         mask = settings.attention_mask(self.kind, mask, q.size(2), k.size(2), q.device)
         if mask is not None:
             mask = mask.unsqueeze(1)  # same mask for every head
-        heads, weights = attention(q, k, v, mask, settings.scale, self.dropout, weights_out)
+        weights: Tensor | None = None
+        if settings.capture:
+            heads, weights = attention(q, k, v, mask, settings.scale, self.dropout, weights_out)
+        else:
+            p = self.dropout.p if self.training else 0.0
+            heads = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, dropout_p=p, scale=settings.scale
+            )
         ablated = settings.heads_to_ablate(self.kind, self.layer)
         if ablated:
             keep = torch.ones(self.h, device=heads.device, dtype=heads.dtype)
@@ -399,12 +419,14 @@ class DecoderLayer(nn.Module):
         return self.sublayer[2](x, self.feed_forward(x)), self_record, cross_record
 
 
-def weight_stack(n_layers: int, like: Tensor, n_queries: int, n_keys: int, h: int) -> Tensor | None:
+def weight_stack(
+    n_layers: int, like: Tensor, n_queries: int, n_keys: int, h: int, capture: bool = True
+) -> Tensor | None:
     """Without autograd, one [N, B, h, q, k] tensor that every layer's softmax writes its
     weights into: a caller that keeps them all (a Trace) takes them as they are, with no
     per-layer allocation and no copy into a stack afterwards. With autograd, None: `out=` has
-    no gradient, and training keeps no weights."""
-    if torch.is_grad_enabled():
+    no gradient, and training keeps no weights; without capture, None too."""
+    if torch.is_grad_enabled() or not capture:
         return None
     shape = (n_layers, like.size(0), h, n_queries, n_keys)
     if like.device.type == "cpu" and like.dtype == torch.float32:
@@ -442,7 +464,7 @@ class Encoder(nn.Module):
         records: list[AttentionRecord] = []
         hidden = [x]
         length = x.size(1)
-        weights = weight_stack(len(self.layers), x, length, length, self.h)
+        weights = weight_stack(len(self.layers), x, length, length, self.h, settings.capture)
         for i, layer in enumerate(self.layers):
             x, record = layer(x, mask, settings, None if weights is None else weights[i])
             records.append(record)
@@ -469,8 +491,8 @@ class Decoder(nn.Module):
         self_records: list[AttentionRecord] = []
         cross_records: list[AttentionRecord] = []
         n, length = len(self.layers), x.size(1)
-        self_weights = weight_stack(n, x, length, length, self.h)
-        cross_weights = weight_stack(n, x, length, memory.size(1), self.h)
+        self_weights = weight_stack(n, x, length, length, self.h, settings.capture)
+        cross_weights = weight_stack(n, x, length, memory.size(1), self.h, settings.capture)
         for i, layer in enumerate(self.layers):
             outs: tuple[Tensor | None, Tensor | None] = (None, None)
             if self_weights is not None and cross_weights is not None:  # both, or neither

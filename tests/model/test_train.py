@@ -112,8 +112,8 @@ def test_resuming_from_a_checkpoint_gives_the_uninterrupted_result(runs):
     for key in a:
         assert torch.equal(a[key], b[key]), key
     assert resumed[2]["sessions"] == [
-        {"from_step": 0, "autocast": "fp32", "to_step": 20},
-        {"from_step": 20, "autocast": "fp32", "to_step": 40},
+        {"from_step": 0, "autocast": "fp32", "device": "cpu", "to_step": 20},
+        {"from_step": 20, "autocast": "fp32", "device": "cpu", "to_step": 40},
     ]
 
 
@@ -130,12 +130,12 @@ def test_every_checkpoint_records_the_session_so_far(tmp_path, monkeypatch):
     monkeypatch.setattr(training, "save_checkpoint", spy)
     every_step = replace(TINY, checkpoint_minutes=0.0)
     train(every_step, tmp_path / "ck", stop_at=3, workers=1, cache=tmp_path / "data")
-    assert saved[0] == [{"from_step": 0, "autocast": "fp32", "to_step": 1}]
-    assert saved[-1] == [{"from_step": 0, "autocast": "fp32", "to_step": 3}]
+    assert saved[0] == [{"from_step": 0, "autocast": "fp32", "device": "cpu", "to_step": 1}]
+    assert saved[-1] == [{"from_step": 0, "autocast": "fp32", "device": "cpu", "to_step": 3}]
     train(every_step, tmp_path / "ck", stop_at=5, workers=1, cache=tmp_path / "data")
     assert saved[-1] == [
-        {"from_step": 0, "autocast": "fp32", "to_step": 3},
-        {"from_step": 3, "autocast": "fp32", "to_step": 5},
+        {"from_step": 0, "autocast": "fp32", "device": "cpu", "to_step": 3},
+        {"from_step": 3, "autocast": "fp32", "device": "cpu", "to_step": 5},
     ]
 
 
@@ -296,3 +296,57 @@ def test_auto_precision_uses_bfloat16_only_where_the_cpu_computes_it():
         pytest.skip("the CPU's flags are read from Linux's /proc/cpuinfo")
     flags = set(cpuinfo.read_text().split())
     assert native_bf16() == bool(flags & {"amx_tile", "avx512_bf16"})
+
+
+def test_a_recipe_scaled_to_a_step_count_keeps_its_shape():
+    recipe = replace(TINY, phases=(Phase(2700, 0.8), Phase(4000, 0.8, lr_factor_end=0.0)))
+    scaled = recipe.scaled_to(6000)
+    assert [p.until_step for p in scaled.phases] == [4050, 6000]  # 2700 x 1.5, 4000 x 1.5
+    assert scaled.lr_factor(4050) == 0.8 and scaled.lr_factor(6000) == 0.0
+    assert scaled.warmup == recipe.warmup  # Eq. (3)'s warm-up is not stretched
+    assert [p.until_step for p in recipe.scaled_to(1).phases] == [1, 2]  # never an empty phase
+
+
+def test_a_budgeted_run_measures_its_speed_and_ends_its_scaled_recipe(tmp_path):
+    """With `budget_minutes`, the step count follows from the speed of the first steps: the run
+    ends where its scaled phases end (cool-down included), and the plan and the measured speed
+    are kept in the checkpoint and in the shipped sidecar."""
+    recipe = replace(TINY, budget_minutes=0.1, calibrate_steps=15, log_every=5)
+    model, tokenizer, progress, config = run(tmp_path, "budget", recipe)
+    planned = [p["until_step"] for p in progress["phases"]]
+    assert planned[-1] == progress["step"] > 15
+    assert planned == [p.until_step for p in recipe.scaled_to(progress["step"]).phases]
+    # 0.1 min at the measured speed is the plan, give or take the steps before the timing
+    assert progress["step"] * progress["step_seconds_measured"] == pytest.approx(6, rel=0.5)
+    path = ship(recipe, model, tokenizer, progress, config, tmp_path / "w", {})
+    sidecar = json.loads(path.with_suffix(".json").read_text())
+    assert [p["until_step"] for p in sidecar["training"]["recipe"]["phases"]] == planned
+
+
+def test_training_with_fused_attention_learns_as_the_captured_path_does(tmp_path):
+    """What the GPU recipe trains with (`fused_attention`): the same tiny run lowers its loss as
+    far as the captured path's does (the same function; dropout draws differ)."""
+    fused = run(tmp_path, "fused", replace(TINY, fused_attention=True))
+    captured = run(tmp_path, "captured", TINY)
+    first, last = fused[2]["loss_history"][0][1], fused[2]["loss_history"][-1][1]
+    assert last < first - 0.5
+    assert last == pytest.approx(captured[2]["loss_history"][-1][1], abs=0.3)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message where no GPU is")
+def test_a_recipe_for_a_gpu_is_refused_with_a_message_where_there_is_none(tmp_path):
+    with pytest.raises(SystemExit, match="sees no GPU"):
+        run(tmp_path, "gpu", replace(TINY, device="cuda"))
+
+
+def test_the_gpu_recipe_is_the_shipped_model_on_a_gpu_within_its_budget():
+    """configs/en-de-gpu.toml trains the shipped architecture (so its weights can replace the
+    shipped ones), on the GPU, with flash attention, filling a measured budget that leaves
+    scripts/gpu-run.sh's checks and data generation room in one 9-minute command."""
+    cpu = Recipe.read(ROOT / "configs" / "en-de.toml")
+    gpu = Recipe.read(ROOT / "configs" / "en-de-gpu.toml")
+    architecture = ("name", "N", "h", "d_model", "d_ff", "dropout", "vocab_size", "test_seed")
+    assert [getattr(gpu, a) for a in architecture] == [getattr(cpu, a) for a in architecture]
+    assert (gpu.device, gpu.fused_attention, gpu.autocast) == ("cuda", True, "auto")
+    assert gpu.budget_minutes is not None and gpu.budget_minutes <= 5
+    assert gpu.phases[-1].lr_factor_end == 0.0 and gpu.warmup < gpu.phases[0].until_step

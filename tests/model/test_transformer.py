@@ -262,3 +262,43 @@ def test_without_autograd_every_layers_weights_are_written_into_one_stack():
         for layer, (record, autograd_record) in enumerate(zip(records, autograd_records)):
             assert record.weights.data_ptr() == stack[layer].data_ptr()  # written in place
             assert torch.equal(stack[layer], autograd_record.weights.detach())
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        RunSettings(),
+        RunSettings(scale=0.3, window=2),  # no row left without a key
+        RunSettings(ablate=frozenset({("encoder_self", 0, 1), ("cross", 1, 3)})),
+    ],
+    ids=["paper", "scale-and-window", "ablated"],
+)
+def test_the_fused_forward_computes_what_the_captured_one_does(settings):
+    """`capture=False` runs Eq. (1) through torch's scaled_dot_product_attention: the same
+    outputs and gradients as the captured forward (the views' path), with no weights kept."""
+    model = make_model(small_config(), seed=0).eval()
+    src = torch.tensor([[5, 6, 7, 8, 0, 0], [9, 10, 11, 12, 13, 14]])
+    tgt = torch.tensor([[2, 20, 21, 22], [2, 23, 24, 25]])
+    src_mask, tgt_mask = padding_mask(src, 0), subsequent_mask(4)
+    fused_settings = RunSettings(
+        settings.scale, settings.ablate, window=settings.window, capture=False
+    )
+    outputs, grads = [], []
+    for s in (settings, fused_settings):
+        model.zero_grad()
+        out = model(src, tgt, src_mask, tgt_mask, s)
+        out.output.square().sum().backward()
+        outputs.append(out)
+        # the generator's bias plays no part in the decoder's output
+        grads.append({n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None})
+    captured, fused = outputs
+    torch.testing.assert_close(fused.output, captured.output, atol=1e-5, rtol=1e-5)
+    assert grads[0].keys() == grads[1].keys() and len(grads[0]) > 40
+    for name, grad in grads[0].items():
+        torch.testing.assert_close(grads[1][name], grad, atol=1e-4, rtol=1e-4)
+    assert all(r.weights is None for r in fused.self_attention + fused.cross_attention)
+    with torch.no_grad():
+        encoded = model.encode(src, src_mask, fused_settings)
+    assert encoded.weights is None
+    with pytest.raises(ValueError, match="capture=False"):
+        encoded.attention[0].captured()

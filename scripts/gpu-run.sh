@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The one prepared command for the GPU machine (README, "Training on a GPU"): in one run of at
+# most 9 minutes, with every figure written under $OUT (the folder that comes back):
+#   1. the CUDA checks: tests/runtime/test_cuda.py (marked `cuda`; skipped where no GPU is);
+#   2. timings: the translator's forward with every attention captured against the same weights
+#      through fused scaled_dot_product_attention, at 16 / 128 / 512 tokens (bench/gpu.py);
+#   3. training: configs/en-de-gpu.toml, its budget measured in its first steps, a quick held-out
+#      look, the weights split into parts under 16 MiB, with the sidecar (loss history, tokens/s).
+# Run there from the repository root, as the device tool runs commands:
+#     bash scripts/gpu-run.sh
+# and here, after the files came back: bash scripts/gpu-collect.sh FOLDER. It runs on a CPU as
+# well (how it is tried before a GPU is lent; tests/scripts/test_gpu_run.py):
+#     OUT=/tmp/gpu GPU_RUN_DEVICE=cpu GPU_RUN_RECIPE=tiny.toml GPU_RUN_LENGTHS=16 bash scripts/gpu-run.sh
+# A phase that fails is reported and the next one still runs: a failed check must not cost the
+# training run, nor the reverse. The exit status is that of the first phase that failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+: "${OUT:?set OUT to the folder whose files come back}"
+PY=${PYTHON:-python3}
+DEVICE=${GPU_RUN_DEVICE:-cuda}
+RECIPE=${GPU_RUN_RECIPE:-configs/en-de-gpu.toml}
+LENGTHS=${GPU_RUN_LENGTHS:-16 128 512}
+REPEATS=${GPU_RUN_REPEATS:-30}
+WORK=$(mktemp -d)
+export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+mkdir -p "$OUT"
+LOG="$OUT/run.log"
+status=0
+started=$SECONDS
+
+phase() {  # phase NAME COMMAND...: run it, log its wall time and exit status
+  local name=$1 t=$SECONDS rc
+  shift
+  echo "== $name: started at $(date -u +%T), $((SECONDS - started)) s into the run" | tee -a "$LOG"
+  "$@"
+  rc=$?
+  echo "== $name: exit $rc after $((SECONDS - t)) s" | tee -a "$LOG"
+  [ "$status" -eq 0 ] && status=$rc
+  return 0
+}
+
+machine() {
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 || true
+  "$PY" -c 'import torch, sys; print("python", sys.version.split()[0], "torch", torch.__version__,
+"cuda", torch.version.cuda, "sees a GPU:", torch.cuda.is_available(), "cores", __import__("os").cpu_count())'
+}
+
+cuda_checks() {
+  "$PY" -m pytest -q -rs -m cuda -p no:cacheprovider tests/runtime/test_cuda.py \
+    > "$OUT/cuda-tests.log" 2>&1
+  local rc=$?
+  tail -n 5 "$OUT/cuda-tests.log" | tee -a "$LOG"
+  return $rc
+}
+
+timings() {
+  "$PY" -m bench.gpu --device "$DEVICE" --lengths $LENGTHS --repeats "$REPEATS" \
+    --out "$OUT/timings.json" 2>&1 | tee -a "$LOG"
+}
+
+training() {
+  "$PY" -m model.train --recipe "$RECIPE" --device "$DEVICE" --quick-look \
+    --checkpoint-dir "$WORK/checkpoint" --out-dir "$WORK/weights" > "$OUT/train.log" 2>&1
+  local rc=$?
+  grep -E "training pairs|measured|shipped|Error|error" "$OUT/train.log" | tee -a "$LOG"
+  [ $rc -ne 0 ] && return $rc
+  local weights
+  weights=$(ls "$WORK"/weights/*.safetensors) || return 1
+  # parts under the 16 MiB a returned file may have; gpu-collect.sh joins and checks them
+  split -b 15M -d "$weights" "$OUT/$(basename "$weights").part-"
+  cp "${weights%.safetensors}.json" "$OUT/"
+  "$PY" - "${weights%.safetensors}.json" <<'PYTHON' | tee -a "$LOG"
+import json, sys
+side = json.load(open(sys.argv[1]))
+t = side["training"]
+print(f"{t['steps']} steps, {t['target_tokens_seen']:,} target tokens in {t['wall_time_minutes']} min:"
+      f" {t['target_tokens_per_second']:,} target tokens/s;"
+      f" quick look {json.dumps(side['metrics']['quick_look'])}")
+PYTHON
+}
+
+phase machine machine
+phase cuda-checks cuda_checks
+phase timings timings
+phase training training
+echo "== done in $((SECONDS - started)) s, exit $status; files: $(ls "$OUT" | tr '\n' ' ')" | tee -a "$LOG"
+rm -rf "$WORK"
+exit $status
