@@ -13,6 +13,7 @@ from runtime.trace import InputError, unknown_words
 from ui import (
     ablation_tab,
     attention_tab,
+    attribution_tab,
     compare_tab,
     heads_tab,
     model_tab,
@@ -100,6 +101,8 @@ TABS = [
     ("Model", model_tab.render),
     (paper_tab.TAB_LABEL, paper_tab.render),
 ]
+if trace.steps:  # gradient attributions explain a translation: the translator's tab
+    TABS.insert(4, (attribution_tab.TAB_LABEL, attribution_tab.render))
 ctx = state.ViewContext(name, loaded, trace, text, decoding, presentation)
 tabs = st.tabs([title for title, _ in TABS], key="tab", on_change="rerun", bind="query-params")
 for tab, (_, render) in zip(tabs, TABS):

@@ -66,6 +66,22 @@ def targets(results: dict) -> list[dict]:
                 "met": row["capture_overhead"] <= 0.10,
             }
         )
+    attributions = results.get("attribution")
+    for name, bound in (
+        ("saliency", 0.3),
+        ("input × gradient", 0.3),
+        ("integrated gradients, 32 points", 2.0),
+    ):
+        if attributions:
+            measured = attributions["stats"][name].median
+            found.append(
+                {
+                    "target": f"{name}, a {attributions['source_tokens']}-token sentence and its "
+                    f"translation ≤ {bound:g} s",
+                    "value": f"{measured:.2f} s",
+                    "met": measured <= bound,
+                }
+            )
     browser = results.get("app", {}).get("browser", {})
     for page, measured in browser.items():
         found.append(
@@ -398,6 +414,20 @@ def app_section(result: dict) -> str:
     return "\n".join(parts)
 
 
+def attribution_section(result: dict) -> str:
+    rows = [[name, sec(stats)] for name, stats in result["stats"].items()]
+    return "\n".join(
+        [
+            "### 8. Gradient attributions of a translation (`en-de`, Attention vs gradients tab)",
+            "",
+            f'"{result["sentence"]}": {result["source_tokens"]} source tokens, '
+            f"{result['target_tokens']} target tokens, every row at once.",
+            "",
+            table(["method", "seconds, median (min–max)"], rows),
+        ]
+    )
+
+
 def floor_section(result: dict, figures: list[dict]) -> str:
     body = [
         [
@@ -484,6 +514,7 @@ def markdown(results: dict) -> str:
         ("translation", translation_section),
         ("scaling", scaling_section),
         ("app", app_section),
+        ("attribution", attribution_section),
     ]
     for key, render in sections:
         if results.get(key):

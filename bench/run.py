@@ -32,7 +32,16 @@ from bench.timing import Stats, load_average, machine
 
 ROOT = Path(__file__).resolve().parents[1]
 
-MEASUREMENTS = ("encoder", "visualisation", "capture", "translation", "scaling", "app", "floor")
+MEASUREMENTS = (
+    "encoder",
+    "visualisation",
+    "capture",
+    "translation",
+    "scaling",
+    "app",
+    "attribution",
+    "floor",
+)
 README_BEGIN = "<!-- bench:begin (written by `python -m bench.run --readme`) -->"
 README_END = "<!-- bench:end -->"
 
@@ -132,6 +141,11 @@ def measure(only: set[str], plan: dict, threads: int) -> dict:
         results["scaling"] = scaling.scaling(plan["scaling_lengths"], plan["repeats"], threads)
     if "app" in only:
         results["app"] = measure_app(plan)
+    if "attribution" in only:
+        from bench import attribution
+
+        log("8. gradient attributions of a translation")
+        results["attribution"] = attribution.attribution(plan["repeats"])
     return results
 
 

@@ -336,13 +336,17 @@ class InputEmbedding(nn.Module):
         self.dropout = Dropout(config.dropout)
 
     def forward(self, ids: Tensor, settings: RunSettings) -> Tensor:
-        x: Tensor = self.tokens(ids)
+        return self.from_token_vectors(self.tokens(ids), settings)
+
+    def from_token_vectors(self, x: Tensor, settings: RunSettings) -> Tensor:
+        """The rest of the input embedding, from token vectors x [B, n, d_model] (the lookup
+        times sqrt(d_model)): where gradient attributions to the input tokens start."""
         # Token types before positions: BERT's order of the sums, so its weights give its
         # numbers bit for bit (float addition is not associative).
         if self.token_types is not None:
             x = x + self.token_types.weight[0]  # single-segment input
         if settings.use_positions:
-            x = x + self.positions(ids.size(1))
+            x = x + self.positions(x.size(1))
         if self.norm is not None:
             x = self.norm(x)
         embedded: Tensor = self.dropout(x)
@@ -559,6 +563,15 @@ class EncoderDecoder(nn.Module):
         self, src: Tensor, src_mask: Tensor | None, settings: RunSettings = DEFAULT_SETTINGS
     ) -> EncoderOutput:
         encoded: EncoderOutput = self.encoder(self.src_embed(src, settings), src_mask, settings)
+        return encoded
+
+    def encode_token_vectors(
+        self, vectors: Tensor, src_mask: Tensor | None, settings: RunSettings = DEFAULT_SETTINGS
+    ) -> EncoderOutput:
+        """`encode` from source token vectors instead of ids (see `from_token_vectors`), so a
+        gradient with respect to them needs no hook on the shared model."""
+        x = self.src_embed.from_token_vectors(vectors, settings)
+        encoded: EncoderOutput = self.encoder(x, src_mask, settings)
         return encoded
 
     def decode(

@@ -90,6 +90,9 @@ class Trace:
     timings_ms: MappingProxyType[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # kind -> [layer, head, key, d_k], like keys
     values: MappingProxyType[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    # the ids the model read and wrote (what gradient attributions differentiate through)
+    source_ids: tuple[int, ...] = ()
+    output_ids: tuple[int, ...] = ()
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -192,6 +195,7 @@ def run(
         target_tokens: tuple[str, ...] = ()
         output = ""
         steps: tuple[DecodingStep, ...] = ()
+        generated: list[int] = []
         if config.is_encoder_decoder and model.generator is not None:
             started = time.perf_counter()
             decode = greedy_decode if decoding == "greedy" else beam_search
@@ -248,6 +252,8 @@ def run(
         vocabulary_notice=vocabulary_notice,
         timings_ms=MappingProxyType(timings),
         values=MappingProxyType(values),
+        source_ids=tuple(tokenized.ids),
+        output_ids=tuple(generated),
     )
 
 

@@ -26,6 +26,7 @@ from runtime.registry import MODELS
 from viz.style import KIND_LABELS
 
 from .attention_tab import VIEWS
+from .attribution_tab import TAB_LABEL as ATTRIBUTION_TAB
 from .paper_tab import ATTENTION_TAB, POSITIONAL_TAB, SCALING_TAB
 from .paper_tab import TAB_LABEL as PAPER_TAB
 from .text import escape_markdown
@@ -35,12 +36,14 @@ SCENE = UrlKey("scene", int, in_url=lambda step: step is not None)  # the lesson
 
 SCENES_FILE = Path(__file__).with_name("scenes.toml")
 
-# The page's tabs, in app.py's order (tests/ui/test_scenes.py checks them against the page).
+# The page's tabs, in app.py's order (tests/ui/test_scenes.py checks them against the page);
+# the attribution tab is the translators' only.
 TAB_LABELS = (
     ATTENTION_TAB,
     "Heads & rollout",
     "Ablation",
     "Compare",
+    ATTRIBUTION_TAB,
     POSITIONAL_TAB,
     SCALING_TAB,
     "Model",

@@ -16,7 +16,7 @@ import streamlit as st
 import torch
 
 from model.transformer import RunSettings
-from runtime import registry
+from runtime import attribution, registry
 from runtime.reference import Reference
 from runtime.trace import Trace, run
 from viz import export
@@ -88,6 +88,17 @@ def get_trace(
             return run(get_model(name), text, settings, decoding=decoding)
 
     return _trace_cache().get((name, text, settings, decoding), make)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def get_attributions(
+    name: str, text: str, decoding: str, method: str, steps: int
+) -> attribution.Attributions:
+    """`method`'s gradient attributions for the (cached) run of `text` with the paper's
+    settings: computed once per server for these inputs (arrays of a few KB)."""
+    return attribution.attribute(
+        get_model(name), get_trace(name, text, decoding=decoding), method, steps
+    )
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

@@ -15,10 +15,13 @@ from streamlit.testing.v1 import AppTest
 import ui
 from model.transformer import RunSettings
 from runtime import registry
+from runtime.attribution import METHODS, attribute
 from runtime.registry import MODELS, ModelUnavailable
 from runtime.trace import run
 from ui import scenes, state
 from ui.scenes import Scene, SceneError, apply_scene, fit_problems, neighbours, parse_scenes
+from viz.attribution import aer_table, attention_panels, row_normalised
+from viz.decoding import gold_alignment
 
 torch.set_num_threads(1)
 
@@ -158,6 +161,32 @@ def test_the_verb_second_scene_quotes_the_flat_cross_attention(translator):
     assert cross.shape[-1] == 8 and "1/8" in scene.note
     assert round(float(cross.min()), 2) >= 0.11 and round(float(cross.max()), 2) <= 0.14
     assert "between 0.11 and 0.14" in scene.note
+
+
+def test_the_attribution_scene_quotes_what_the_methods_say_about_sie(translator):
+    """The figures of the "which English word made 'sie'" note, measured as the tab computes
+    them (32 integrated-gradient points, layer 1 head 1, the best-AER head from the sidecar)."""
+    (scene,) = [s for s in scenes.load_scenes() if s.tab == "Attention vs gradients"]
+    trace = run(translator, scene.text)
+    sie = [step.token for step in trace.steps].index("sie")
+    ig = row_normalised(attribute(translator, trace, "integrated_gradients", 32).scores)[sie]
+    tokens = list(trace.source_tokens)
+    for word in ("it", "street"):
+        assert f"{ig[tokens.index(word)]:.2f} on '{word}'" in scene.note
+    attention = attention_panels(trace, 0, 0, (0, 5))
+    for _, matrix in attention[:-1]:  # the heads and their mean: about 1/13 everywhere
+        assert np.abs(row_normalised(matrix)[sie] - 0.08).max() < 0.01
+    assert "0.08 on each of the 13 tokens" in scene.note and len(tokens) == 13
+    gradients = [
+        (label, attribute(translator, trace, m, 32).scores) for m, label in METHODS.items()
+    ]
+    table = aer_table(
+        [*gradients, *attention], gold_alignment(trace, translator.reference(scene.text))
+    )
+    assert table.iloc[0]["method"] == "integrated gradients"
+    assert f"AER {table.iloc[0]['AER']:.2f}" in scene.note
+    best_attention = table[~table["method"].isin(METHODS.values())]["AER"].min()
+    assert f"{best_attention:.2f} at best" in scene.note
 
 
 def test_no_head_moves_it_onto_the_street(minilm):

@@ -170,6 +170,12 @@ SCREENS = [
     (ENCODER_DECODER, "Model", {}, {"vocab_search": "dog"}),
     (
         ENCODER_DECODER,
+        "Attention vs gradients",
+        {},
+        {"attr_layer": "2", "attr_head": "3", "attr_steps": "16"},
+    ),
+    (
+        ENCODER_DECODER,
         PAPER_TAB,
         {},
         {"paper_view": "fig2", "paper_kind": "decoder_self", "paper_layer": "1"}

@@ -1,0 +1,131 @@
+"""Which source tokens made each token of the translation: gradient attributions, computed with
+Captum beside the attention weights of the same Trace ("Attention is not Explanation", Jain &
+Wallace, 2019; "Attention is not not Explanation", Wiegreffe & Pinter, 2019).
+
+The function explained, for decoder row t: f_t(x) = log p(y_t | y_<t, x), the log-probability
+the translator gave the t-th token it wrote, teacher-forced on its own output (greedy or beam, as
+in the Trace), with x the source token vectors (Section 3.4: the embedding lookup times
+sqrt(d_model), before the positional encodings are added). For source token i:
+
+- saliency (Simonyan et al., 2014): ||∂f_t/∂x_i||₂;
+- input × gradient (Shrikumar et al., 2016): |Σ_d x_id ∂f_t/∂x_id|;
+- integrated gradients (Sundararajan et al., 2017, Eq. 1): |Σ_d (x − x')_id ∫₀¹ ∂f_t(x' + α(x −
+  x'))/∂x_id dα|, the baseline x' being the padding token's vector at every position; Captum's
+  Gauss-Legendre rule with `steps` points, the points batched.
+
+Every row at once: the sentence is repeated once per target row and each copy is differentiated
+for its own row's token (Captum's per-example target). The shared model is only read: the
+gradient is taken with respect to inputs built here (`EncoderDecoder.encode_token_vectors`), so
+no hook is put on the model that other sessions are running.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from model.tokenization import BOS_ID, PAD_ID
+from model.transformer import DEFAULT_SETTINGS, RunSettings, subsequent_mask
+
+from .loaded import LoadedModel
+from .trace import Trace
+
+METHODS = {
+    "saliency": "saliency",
+    "input_x_gradient": "input × gradient",
+    "integrated_gradients": "integrated gradients",
+}
+
+
+@dataclass(frozen=True)
+class Attributions:
+    """One method's attributions for a Trace: `scores` [target row, source token] ≥ 0 (what the
+    views draw, row by row), and for integrated gradients the signed per-token sums `signed`
+    with `delta`, the largest |Σ_i signed[t, i] − (f_t(x) − f_t(x'))| over rows: Captum's
+    convergence check of the completeness axiom."""
+
+    method: str
+    scores: np.ndarray
+    signed: np.ndarray
+    delta: float | None = None
+
+
+def attribute(
+    loaded: LoadedModel,
+    trace: Trace,
+    method: str,
+    steps: int = 32,
+    settings: RunSettings = DEFAULT_SETTINGS,
+) -> Attributions:
+    """`method`'s attributions of each of the Trace's output tokens to its source tokens."""
+    # imported here: Captum brings matplotlib, two seconds the page need not wait for
+    from captum.attr import InputXGradient, IntegratedGradients, Saliency  # type: ignore[import-untyped]
+
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    model = loaded.model
+    if not model.config.is_encoder_decoder or not trace.output_ids:
+        raise ValueError("attributions explain a translation: this model wrote no output")
+    device = loaded.device
+    rows = len(trace.output_ids)
+    src = torch.tensor([trace.source_ids], device=device)
+    decoder_input = torch.tensor([[BOS_ID, *trace.output_ids[:-1]]], device=device)
+    tgt_mask = subsequent_mask(rows, device)
+    embed = model.src_embed.tokens
+    with torch.no_grad():
+        x = embed(src).expand(rows, -1, -1).contiguous()
+        baseline = embed(torch.full_like(src, PAD_ID)).expand(rows, -1, -1).contiguous()
+    x.requires_grad_()  # a tensor of this call's own: the gradient is taken here, not on the model
+    row_of = torch.arange(rows, device=device)
+    target = list(trace.output_ids)
+
+    def log_probs(vectors: Tensor, row: Tensor) -> Tensor:
+        """[B, vocab]: log p(· | row's prefix, source vectors) of each example's own row."""
+        memory = model.encode_token_vectors(vectors, None, settings).memory
+        decoded = model.decode(
+            memory, None, decoder_input.expand(vectors.size(0), -1), tgt_mask, settings
+        )
+        assert model.generator is not None
+        picked = decoded.output[torch.arange(vectors.size(0), device=device), row]
+        out: Tensor = model.generator(picked)
+        return out
+
+    signed: Tensor
+    delta: float | None = None
+    if method == "integrated_gradients":
+        ig = IntegratedGradients(log_probs)
+        attributions, convergence = ig.attribute(
+            x,
+            baselines=baseline,
+            target=target,
+            additional_forward_args=(row_of,),
+            n_steps=steps,
+            internal_batch_size=rows * min(steps, 16),
+            return_convergence_delta=True,
+        )
+        signed = attributions.sum(-1)
+        delta = float(convergence.abs().max())
+        scores = signed.abs()
+    elif method == "input_x_gradient":
+        attributions = InputXGradient(log_probs).attribute(
+            x, target=target, additional_forward_args=(row_of,)
+        )
+        signed = attributions.sum(-1)
+        scores = signed.abs()
+    else:
+        gradient = Saliency(log_probs).attribute(
+            x, target=target, additional_forward_args=(row_of,), abs=False
+        )
+        signed = gradient.sum(-1)
+        scores = gradient.norm(dim=-1)
+    return Attributions(method, _numpy(scores), _numpy(signed), delta)
+
+
+def _numpy(t: Tensor) -> np.ndarray:
+    array: np.ndarray[Any, Any] = t.detach().float().cpu().numpy()
+    array.setflags(write=False)
+    return array

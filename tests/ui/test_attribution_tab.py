@@ -1,0 +1,68 @@
+"""The "Attention vs gradients" tab, driven with Streamlit's AppTest from the URL a shared link
+opens: on the translator it draws every panel from the runtime's attributions and the Trace's
+attention, says which matches the gold alignment best, and it is offered only where there is a
+translation to explain."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+from streamlit.testing.v1 import AppTest
+
+from runtime.attribution import attribute
+from runtime.registry import load
+from runtime.trace import run
+from tests.plotly_data import plotly_array
+from viz.attribution import alignment_error_rate, row_normalised
+from viz.decoding import gold_alignment
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+WIDE = "The animal didn't cross the street because it was too wide."
+TAB = "Attention vs gradients"
+
+
+def open_tab(model: str, **params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    for key, value in {"model": model, "text": WIDE, "tab": TAB, **params}.items():
+        at.query_params[key] = value
+    at.run()
+    return at
+
+
+def test_the_translator_tab_draws_attributions_and_attention_scored_against_gold():
+    at = open_tab("en-de", attr_layer="3", attr_head="1", attr_steps="16")
+    assert not at.exception, [e.value for e in at.exception]
+    (figure,) = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    heatmaps = [t for t in figure["data"] if t["type"] == "heatmap"]
+    titles = [a["text"] for a in figure["layout"]["annotations"]]
+    assert [t.split("<br>")[0] for t in titles] == [
+        "saliency",
+        "input × gradient",
+        "integrated gradients",
+        "head L4 H2",
+        "L4 mean of heads",
+        "best-AER L1 H6",
+        "rollout via decoder",
+    ]
+    # integrated gradients as the runtime computes them, rows normalised, AER from the gold
+    loaded = load("en-de", torch.device("cpu"))
+    trace = run(loaded, WIDE)
+    expected = row_normalised(attribute(loaded, trace, "integrated_gradients", 16).scores)
+    np.testing.assert_allclose(plotly_array(heatmaps[2]["z"]), expected, rtol=1e-4, atol=1e-6)
+    gold = gold_alignment(trace, loaded.reference(WIDE))
+    assert titles[2].endswith(f"AER {alignment_error_rate(expected, gold.rows):.2f}")
+    np.testing.assert_allclose(
+        plotly_array(heatmaps[3]["z"]), row_normalised(trace.attention["cross"][3, 1])
+    )
+    said = " ".join(m.value for m in at.markdown)
+    assert "matches the gold alignment best" in said
+    (aer,) = [t.value for t in at.dataframe if "AER" in t.value.columns]
+    assert list(aer["AER"]) == sorted(aer["AER"]) and len(aer) == 7
+
+
+def test_the_tab_is_offered_only_where_a_translation_is_explained():
+    at = open_tab("minilm-l6")
+    assert not at.exception
+    assert TAB not in [tab.label for tab in at.tabs]
+    assert TAB in [tab.label for tab in open_tab("paper-untrained", attr_steps="16").tabs]

@@ -1,0 +1,116 @@
+"""The Attribution tab: is attention an explanation? For each German token the translator wrote,
+which English tokens mattered, by gradients (Captum) and by attention, side by side and scored
+against the corpus's gold alignment where it knows the sentence."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from runtime.attribution import METHODS
+from viz.attribution import aer_table, agreement, attention_panels, comparison_figure
+from viz.decoding import gold_alignment
+
+from . import controls, state, tables
+from .url import UrlKey
+
+TAB_LABEL = "Attention vs gradients"  # offered for models that translate (app.py)
+ATTR_LAYER = UrlKey("attr_layer", int)
+ATTR_HEAD = UrlKey("attr_head", int)
+ATTR_STEPS = UrlKey("attr_steps", int)
+STEP_CHOICES = [16, 32, 64, 128]
+
+INTRO = (
+    "Do the attention weights show what the model used? For every German token written "
+    "(rows), which English tokens (columns) mattered: by **gradients** of the written token's "
+    "log-probability, and by **attention** in the same run. Rows sum to 1; red outlines: the "
+    "gold alignment, each panel's AER on it in its title (0 is perfect)."
+)
+METHOD_NOTES = (
+    "*Attention is not Explanation* (Jain & Wallace, 2019) and *Attention is not not "
+    "Explanation* (Wiegreffe & Pinter, 2019) argue both ways; here the corpus's gold word "
+    "alignment settles it for one sentence. The gradients are taken with respect to the English "
+    "token vectors (the embeddings × √d_model, before the positions are added) of f = log p("
+    "written token | the tokens before it, the English sentence): **saliency** is the "
+    "gradient's length ‖∂f/∂x_i‖; **input × gradient** the dot product |x_i · ∂f/∂x_i|; "
+    "**integrated gradients** (Sundararajan et al., 2017) integrate the gradient along the "
+    "straight path from the padding token's vector to each word's, so that a row's signed "
+    "attributions add up to f(x) − f(baseline) (shown as their size here). The attention side "
+    "is one cross-attention head, its layer's mean over heads, the head with the best AER over "
+    "the held-out set, and attention rollout carried through the decoder (each decoder layer's "
+    "self- and cross-attention with the residual as an identity, the encoder's rollout behind "
+    "the cross-attention). AER: each row's largest cell is its link, scored against the gold "
+    "links as 1 − 2·|A∩G| / (|A| + |G|), over the rows the gold alignment covers."
+)
+
+
+def best_aer_head(loaded) -> tuple[int, int] | None:
+    """The held-out set's best-AER cross-attention head, 0-based, from the model's sidecar."""
+    best = (loaded.info.get("metrics") or {}).get("alignment_error_rate", {}).get("best")
+    return None if not best else (int(best["layer"]) - 1, int(best["head"]) - 1)
+
+
+def render(ctx: state.ViewContext) -> None:
+    trace = ctx.trace
+    st.markdown(INTRO)
+    with st.expander("How each panel is computed"):
+        st.markdown(METHOD_NOTES)
+    n_layers, n_heads = trace.attention["cross"].shape[:2]
+    left, middle, right = st.columns(3)
+    layer = controls.layer_selector(left, ATTR_LAYER, n_layers, label="Cross-attention layer")
+    head = controls.head_selector(middle, ATTR_HEAD, n_heads)
+    ATTR_STEPS.seed(32, valid=lambda v: v in STEP_CHOICES)
+    steps = right.select_slider(
+        "Integrated-gradient steps",
+        STEP_CHOICES,
+        key=ATTR_STEPS.name,
+        help="Points of the path integral (Gauss–Legendre, batched). More points: a row's "
+        "attributions sum closer to the change of its log-probability, at a longer wait.",
+    )
+    with st.spinner("Differentiating the translation…"):
+        found = {
+            label: state.get_attributions(ctx.name, ctx.text, ctx.decoding, method, steps)
+            for method, label in METHODS.items()
+        }
+    gradients = [(label, a.scores) for label, a in found.items()]
+    attention = attention_panels(trace, layer, head, best_aer_head(ctx.loaded))
+    gold = gold_alignment(trace, state.get_reference(ctx.name, ctx.text))
+    scored = aer_table([*gradients, *attention], gold)
+    if scored is not None:
+        best = scored.iloc[0]
+        st.markdown(
+            f"On this sentence **{best['method']}** matches the gold alignment best "
+            f"(AER {best['AER']:.2f}): its strongest source token is most often the word "
+            "the row translates."
+        )
+    else:
+        st.caption(
+            "The corpus does not know this sentence, so there is no gold alignment to score "
+            "against: the panels still show what each method says."
+        )
+    figure = comparison_figure(
+        trace,
+        [*gradients, *attention],
+        gold,
+        state.main_width_px(ctx.presentation),
+        ctx.presentation,
+    )
+    state.plot(figure, key="attr_panels", width="content")
+    if scored is not None:
+        st.markdown("**AER of every panel on this sentence** (0 is perfect, best first)")
+        tables.table(scored, ctx.presentation)
+    ig = found[METHODS["integrated_gradients"]]
+    st.caption(
+        f"Integrated gradients with {steps} points: each row's attributions sum to the change "
+        f"of its log-probability within {ig.delta:.3f} nats at worst (Captum's convergence "
+        "delta); raise the points to close the gap."
+    )
+    with st.expander("Do attention and gradients agree? (Spearman's ρ over every cell)"):
+        st.caption(
+            "Rank correlation between each attention panel (rows) and each attribution "
+            "(columns) over all (German token, English token) cells of this sentence, rows "
+            "scaled to sum to 1: 1 = the same order, 0 = unrelated."
+        )
+        tables.table(
+            agreement(attention, gradients).round(3).reset_index(names="attention"),
+            ctx.presentation,
+        )
