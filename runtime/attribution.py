@@ -21,6 +21,7 @@ no hook is put on the model that other sessions are running.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,7 +30,7 @@ import torch
 from torch import Tensor
 
 from model.tokenization import BOS_ID, PAD_ID
-from model.transformer import DEFAULT_SETTINGS, RunSettings, subsequent_mask
+from model.transformer import DEFAULT_SETTINGS, EncoderDecoder, RunSettings, subsequent_mask
 
 from .loaded import LoadedModel
 from .trace import Trace
@@ -62,18 +63,30 @@ def attribute(
     settings: RunSettings = DEFAULT_SETTINGS,
 ) -> Attributions:
     """`method`'s attributions of each of the Trace's output tokens to its source tokens."""
+    if not loaded.model.config.is_encoder_decoder or not trace.output_ids:
+        raise ValueError("attributions explain a translation: this model wrote no output")
+    return attribute_ids(loaded.model, trace.source_ids, trace.output_ids, method, steps, settings)
+
+
+def attribute_ids(
+    model: EncoderDecoder,
+    source_ids: Sequence[int],
+    output_ids: Sequence[int],
+    method: str,
+    steps: int = 32,
+    settings: RunSettings = DEFAULT_SETTINGS,
+) -> Attributions:
+    """`method`'s attributions of each token of `output_ids` (teacher-forced) to `source_ids`,
+    on the device the model is on."""
     # imported here: Captum brings matplotlib, two seconds the page need not wait for
     from captum.attr import InputXGradient, IntegratedGradients, Saliency  # type: ignore[import-untyped]
 
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    model = loaded.model
-    if not model.config.is_encoder_decoder or not trace.output_ids:
-        raise ValueError("attributions explain a translation: this model wrote no output")
-    device = loaded.device
-    rows = len(trace.output_ids)
-    src = torch.tensor([trace.source_ids], device=device)
-    decoder_input = torch.tensor([[BOS_ID, *trace.output_ids[:-1]]], device=device)
+    device = next(model.parameters()).device
+    rows = len(output_ids)
+    src = torch.tensor([list(source_ids)], device=device)
+    decoder_input = torch.tensor([[BOS_ID, *output_ids[:-1]]], device=device)
     tgt_mask = subsequent_mask(rows, device)
     embed = model.src_embed.tokens
     with torch.no_grad():
@@ -83,7 +96,7 @@ def attribute(
     # nothing here reads the attention weights: Eq. (1) by the fused kernel, no stacks kept
     fused = replace(settings, capture=False)
     row_of = torch.arange(rows, device=device)
-    target = list(trace.output_ids)
+    target = list(output_ids)
 
     def log_probs(vectors: Tensor, row: Tensor) -> Tensor:
         """[B, vocab]: log p(· | row's prefix, source vectors) of each example's own row."""
@@ -125,6 +138,30 @@ def attribute(
         signed = gradient.sum(-1)
         scores = gradient.norm(dim=-1)
     return Attributions(method, _numpy(scores), _numpy(signed), delta)
+
+
+def alignment_counts(
+    scores: np.ndarray, gold_rows: Sequence[Sequence[int] | None]
+) -> tuple[int, int, int]:
+    """(|A ∩ G|, |A|, |G|) with A the argmax link of each row that has gold links (G)."""
+    hits = predicted = gold = 0
+    for row, sources in zip(np.asarray(scores), gold_rows):
+        if not sources:
+            continue
+        predicted += 1
+        gold += len(sources)
+        hits += int(int(np.argmax(row)) in sources)
+    return hits, predicted, gold
+
+
+def alignment_error_rate(
+    scores: np.ndarray, gold_rows: Sequence[Sequence[int] | None]
+) -> float | None:
+    """AER = 1 − 2·|A ∩ G| / (|A| + |G|) (Och & Ney, 2003, sure = possible links) of the argmax
+    link of each row that has gold links, as model/evaluate.py scores the heads (None when no
+    row has one)."""
+    hits, predicted, gold = alignment_counts(scores, gold_rows)
+    return None if predicted == 0 else 1 - 2 * hits / (predicted + gold)
 
 
 def _numpy(t: Tensor) -> np.ndarray:

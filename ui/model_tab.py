@@ -10,6 +10,7 @@ from model.label_smoothing import smoothed_loss_floor
 from runtime.registry import LoadedModel
 from viz.metrics import (
     alignment_error_grid,
+    attribution_alignment,
     head_grid,
     loss_curve,
     metrics_table,
@@ -101,6 +102,20 @@ def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
     # Side by side while the page has room at their own width: squeezed into three columns, a
     # 6×8 grid's values become too small to read.
     state.plot_row(grids)
+    explained = attribution_alignment(metrics)
+    if explained is not None:
+        aer, agreement, summary = explained
+        st.markdown(f"**Attention or gradients?** {summary}")
+        left, right = st.columns(2)
+        with left:
+            st.caption("AER against the gold alignment, best first (0 is perfect)")
+            tables.table(aer, ctx.presentation)
+        with right:
+            st.caption(
+                "Spearman's ρ between attention and each gradient method over a sentence's "
+                "cells, averaged over the sentences (1: the same order)"
+            )
+            tables.table(agreement, ctx.presentation)
     head_tables = [t for t in HEAD_TABLES if _lookup(metrics, t[0]) is not None]
     pick = st.columns([3, 1, 1, 2])
     table = pick[0].selectbox(

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from runtime.attribution import alignment_error_rate
 from runtime.trace import Trace
 
 from .attention import decoder_row_labels
@@ -72,20 +73,6 @@ def decoder_rollout(trace: Trace) -> np.ndarray:
         held = RESIDUAL_SHARE * mixing @ held
         source = RESIDUAL_SHARE * mixing @ source + (1 - RESIDUAL_SHARE) * cross_layer @ encoder
     return source
-
-
-def alignment_error_rate(
-    scores: np.ndarray, gold_rows: Sequence[Sequence[int] | None]
-) -> float | None:
-    """AER of the argmax link of each row that has gold links (None when no row has one)."""
-    hits = predicted = gold = 0
-    for row, sources in zip(np.asarray(scores), gold_rows):
-        if not sources:
-            continue
-        predicted += 1
-        gold += len(sources)
-        hits += int(int(np.argmax(row)) in sources)
-    return None if predicted == 0 else 1 - 2 * hits / (predicted + gold)
 
 
 FIGURE_TITLE = "Which English tokens made each German token: gradients beside attention"

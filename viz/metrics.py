@@ -148,3 +148,26 @@ def loss_curve(history: list[list[float]], floor: float, presentation: bool = Fa
         yaxis={"title": {"text": "loss (nats per target token)"}, "rangemode": "tozero"},
         showlegend=False,
     )
+
+
+def attribution_alignment(metrics: dict) -> tuple[pd.DataFrame, pd.DataFrame, str] | None:
+    """From a sidecar's `attribution_alignment` (runtime/attribution_table.py): the AER of every
+    method, best first; Spearman's ρ of each attention variant (rows) with each gradient
+    method (columns); and one sentence that says what the numbers say. None without one."""
+    table = metrics.get("attribution_alignment")
+    if not table:
+        return None
+    aer = pd.DataFrame(list(table["aer"].items()), columns=["method", "AER"]).sort_values(
+        "AER", kind="stable"
+    )
+    agreement = pd.DataFrame(table["spearman"]).T.reset_index(names="attention")
+    gradients = set(next(iter(table["spearman"].values())))
+    attention = aer[~aer["method"].isin(gradients)].iloc[0]
+    gradient = aer[aer["method"].isin(gradients)].iloc[0]
+    winner = "a gradient method" if gradient["AER"] < attention["AER"] else "attention"
+    summary = (
+        f"Over {table['sentences']} held-out sentences, each German token's strongest English "
+        f"token is the word it translates most often by {winner}: {gradient['method']} AER "
+        f"{gradient['AER']:.3f}, against {attention['AER']:.3f} for the {attention['method']}."
+    )
+    return aer, agreement, summary

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import torch
 
+from runtime.attribution import alignment_error_rate
 from runtime.registry import load
 from runtime.trace import run
 from viz.attribution import (
     aer_table,
     agreement,
-    alignment_error_rate,
     attention_panels,
     comparison_figure,
     decoder_rollout,
@@ -20,6 +20,7 @@ from viz.attribution import (
     row_normalised,
 )
 from viz.decoding import GoldAlignment, gold_alignment
+from viz.metrics import attribution_alignment
 
 TEXT = "The animal didn't cross the street because it was too wide."
 
@@ -117,3 +118,22 @@ def test_panels_side_by_side_as_the_width_allows():
     assert panel_columns(13, 820, False, left=185) == 2  # 2 x 13 cells of 22 px and a gap
     assert panel_columns(13, 600, False, left=185) == 1
     assert panel_columns(5, 4000, False, left=185) == 4  # never more than 4 across
+
+
+def test_the_model_tabs_table_reads_the_held_out_attribution_figures():
+    metrics = {
+        "attribution_alignment": {
+            "sentences": 3,
+            "aer": {"saliency": 0.5, "integrated gradients": 0.3, "best head L1 H6": 0.8},
+            "spearman": {"best head L1 H6": {"saliency": 0.1, "integrated gradients": 0.2}},
+        }
+    }
+    aer, agreement, summary = attribution_alignment(metrics)
+    assert list(aer["method"]) == ["integrated gradients", "saliency", "best head L1 H6"]
+    assert agreement.loc[0, "attention"] == "best head L1 H6"
+    assert agreement.loc[0, "integrated gradients"] == 0.2
+    assert "by a gradient method: integrated gradients AER 0.300" in summary
+    assert "0.800 for the best head L1 H6" in summary
+    metrics["attribution_alignment"]["aer"]["best head L1 H6"] = 0.1
+    assert "by attention" in attribution_alignment(metrics)[2]
+    assert attribution_alignment({}) is None
