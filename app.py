@@ -96,13 +96,12 @@ TABS = [
     ("Heads & rollout", heads_tab.render),
     ("Ablation", ablation_tab.render),
     ("Compare", compare_tab.render),
+    (attribution_tab.TAB_LABEL, attribution_tab.render),
     ("Positional encoding", positional_tab.render),
     ("Scaling 1/√d_k", scaling_tab.render),
     ("Model", model_tab.render),
     (paper_tab.TAB_LABEL, paper_tab.render),
 ]
-if trace.steps:  # gradient attributions explain a translation: the translator's tab
-    TABS.insert(4, (attribution_tab.TAB_LABEL, attribution_tab.render))
 ctx = state.ViewContext(name, loaded, trace, text, decoding, presentation)
 tabs = st.tabs([title for title, _ in TABS], key="tab", on_change="rerun", bind="query-params")
 for tab, (_, render) in zip(tabs, TABS):

@@ -168,3 +168,87 @@ def _numpy(t: Tensor) -> np.ndarray:
     array: np.ndarray[Any, Any] = t.detach().float().cpu().numpy()
     array.setflags(write=False)
     return array
+
+
+@dataclass(frozen=True)
+class SimilarityAttributions:
+    """What made two texts similar for an encoder used as a sentence embedder (MiniLM's
+    sentence-transformers use): f = cos(mean-pooled output of A, mean-pooled output of B), and
+    `method`'s attribution of f to every token of both (`signed`, with `scores` their sizes, as
+    for a translation: the gradient's length for saliency). For integrated gradients both texts
+    move from the padding token's vectors at once, so Σ signed = f(x) − f(x') (`delta`: how far
+    off, Captum's convergence delta)."""
+
+    method: str
+    similarity: float
+    tokens: tuple[tuple[str, ...], tuple[str, ...]]
+    scores: tuple[np.ndarray, np.ndarray]
+    signed: tuple[np.ndarray, np.ndarray]
+    delta: float | None = None
+
+
+def mean_pooled(model: EncoderDecoder, vectors: Tensor, settings: RunSettings) -> Tensor:
+    """[B, d_model]: the mean of the encoder's last layer over the tokens (all of them are real:
+    one text, no padding), as sentence-transformers pools MiniLM."""
+    return model.encode_token_vectors(vectors, None, settings).memory.mean(dim=1)
+
+
+def similarity_attributions(
+    loaded: LoadedModel,
+    text_a: str,
+    text_b: str,
+    method: str,
+    steps: int = 32,
+    settings: RunSettings = DEFAULT_SETTINGS,
+) -> SimilarityAttributions:
+    """`method`'s attributions of the cosine similarity of two texts' mean-pooled encodings to
+    each of their tokens."""
+    from captum.attr import InputXGradient, IntegratedGradients, Saliency
+
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    model, device = loaded.model, loaded.device
+    encoded = [loaded.tokenizer.encode(t, loaded.max_source_tokens) for t in (text_a, text_b)]
+    if not all(e.ids for e in encoded):
+        raise ValueError("both texts need a token the model reads")
+    fused = replace(settings, capture=False)
+    embed = model.src_embed.tokens
+    with torch.no_grad():
+        inputs = tuple(embed(torch.tensor([e.ids], device=device)) for e in encoded)
+        baselines = tuple(
+            embed(torch.full((1, len(e.ids)), model.config.pad_id, device=device)) for e in encoded
+        )
+    for x in inputs:
+        x.requires_grad_()
+
+    def cosine(a: Tensor, b: Tensor) -> Tensor:
+        return torch.nn.functional.cosine_similarity(
+            mean_pooled(model, a, fused), mean_pooled(model, b, fused), dim=-1
+        )
+
+    delta = None
+    if method == "integrated_gradients":
+        found, convergence = IntegratedGradients(cosine).attribute(
+            inputs, baselines=baselines, n_steps=steps, return_convergence_delta=True
+        )
+        delta = float(convergence.abs().max())
+        signed = tuple(a[0].sum(-1) for a in found)
+        scores = tuple(s.abs() for s in signed)
+    elif method == "input_x_gradient":
+        found = InputXGradient(cosine).attribute(inputs)
+        signed = tuple(a[0].sum(-1) for a in found)
+        scores = tuple(s.abs() for s in signed)
+    else:
+        found = Saliency(cosine).attribute(inputs, abs=False)
+        signed = tuple(a[0].sum(-1) for a in found)
+        scores = tuple(a[0].norm(dim=-1) for a in found)
+    with torch.no_grad():
+        similarity = float(cosine(*inputs))
+    return SimilarityAttributions(
+        method,
+        similarity,
+        (tuple(encoded[0].tokens), tuple(encoded[1].tokens)),
+        (_numpy(scores[0]), _numpy(scores[1])),
+        (_numpy(signed[0]), _numpy(signed[1])),
+        delta,
+    )

@@ -7,16 +7,25 @@ from __future__ import annotations
 import streamlit as st
 
 from runtime.attribution import METHODS
-from viz.attribution import aer_table, agreement, attention_panels, comparison_figure
+from runtime.trace import InputError
+from viz.attribution import (
+    aer_table,
+    agreement,
+    attention_panels,
+    comparison_figure,
+    encoder_importance,
+    similarity_figure,
+)
 from viz.decoding import gold_alignment
 
 from . import controls, state, tables
-from .url import UrlKey
+from .url import UrlKey, fits_in_url
 
-TAB_LABEL = "Attention vs gradients"  # offered for models that translate (app.py)
+TAB_LABEL = "Attention vs gradients"
 ATTR_LAYER = UrlKey("attr_layer", int)
 ATTR_HEAD = UrlKey("attr_head", int)
 ATTR_STEPS = UrlKey("attr_steps", int)
+ATTR_TEXT_B = UrlKey("attr_text", in_url=fits_in_url)  # a longer text stays out of the URL
 STEP_CHOICES = [16, 32, 64, 128]
 
 INTRO = (
@@ -50,6 +59,24 @@ def best_aer_head(loaded) -> tuple[int, int] | None:
 
 
 def render(ctx: state.ViewContext) -> None:
+    if ctx.trace.steps:
+        _translation(ctx)
+    else:
+        _similarity(ctx)
+
+
+def _steps_slider(where) -> int:
+    ATTR_STEPS.seed(32, valid=lambda v: v in STEP_CHOICES)
+    return where.select_slider(
+        "Integrated-gradient steps",
+        STEP_CHOICES,
+        key=ATTR_STEPS.name,
+        help="Points of the path integral (Gauss–Legendre, batched). More points: the "
+        "attributions sum closer to the change they explain, at a longer wait.",
+    )
+
+
+def _translation(ctx: state.ViewContext) -> None:
     trace = ctx.trace
     st.markdown(INTRO)
     with st.expander("How each panel is computed"):
@@ -58,14 +85,7 @@ def render(ctx: state.ViewContext) -> None:
     left, middle, right = st.columns(3)
     layer = controls.layer_selector(left, ATTR_LAYER, n_layers, label="Cross-attention layer")
     head = controls.head_selector(middle, ATTR_HEAD, n_heads)
-    ATTR_STEPS.seed(32, valid=lambda v: v in STEP_CHOICES)
-    steps = right.select_slider(
-        "Integrated-gradient steps",
-        STEP_CHOICES,
-        key=ATTR_STEPS.name,
-        help="Points of the path integral (Gauss–Legendre, batched). More points: a row's "
-        "attributions sum closer to the change of its log-probability, at a longer wait.",
-    )
+    steps = _steps_slider(right)
     with st.spinner("Differentiating the translation…"):
         found = {
             label: state.get_attributions(ctx.name, ctx.text, ctx.decoding, method, steps)
@@ -114,3 +134,56 @@ def render(ctx: state.ViewContext) -> None:
             agreement(attention, gradients).round(3).reset_index(names="attention"),
             ctx.presentation,
         )
+
+
+SIMILARITY_INTRO = (
+    "An encoder like MiniLM is used to compare texts: each becomes the mean of its last "
+    "layer's vectors, and their cosine says how alike they are. Which tokens made these two "
+    "alike or apart? By **gradients** of the cosine with respect to every token vector of both "
+    "texts (integrated gradients move both from the padding token's vectors at once, so the "
+    "signed values of both texts add up to the change of the cosine; hover for the sign: "
+    "+ draws the texts together, − apart), and by **attention rollout** (the share of the "
+    "pooled vector each token makes up through the layers). Rows sum to 1."
+)
+DEFAULT_SECOND = (
+    "The animal didn't cross the street because it was too wide.",
+    "The animal didn't cross the street because it was too tired.",
+)
+
+
+def _similarity(ctx: state.ViewContext) -> None:
+    st.markdown(SIMILARITY_INTRO)
+    left, right = st.columns([3, 1])
+    default = DEFAULT_SECOND[1] if ctx.text.strip() == DEFAULT_SECOND[0] else DEFAULT_SECOND[0]
+    ATTR_TEXT_B.seed(default)
+    text_b = left.text_input(
+        "Second text (B)", key=ATTR_TEXT_B.name, max_chars=state.MAX_TEXT_CHARS
+    )
+    steps = _steps_slider(right)
+    try:
+        trace_b = state.get_trace(ctx.name, text_b)
+    except InputError as err:
+        st.warning(str(err))
+        return
+    with st.spinner("Differentiating the similarity…"):
+        found = {
+            label: state.get_similarity_attributions(ctx.name, ctx.text, text_b, method, steps)
+            for method, label in METHODS.items()
+        }
+    ig = found[METHODS["integrated_gradients"]]
+    st.markdown(f"cos(A, B) = **{ig.similarity:.3f}**")
+    figures = []
+    for side, (trace, name) in enumerate(((ctx.trace, "A"), (trace_b, "B"))):
+        rows = [(label, a.signed[side] if label != METHODS["saliency"] else a.scores[side])
+                for label, a in found.items()]  # fmt: skip
+        rows.append(("attention rollout", encoder_importance(trace)))
+        title = f"Text {name} · what made cos(A, B) = {ig.similarity:.3f}"
+        figures.append(
+            (similarity_figure(ig.tokens[side], rows, title, ctx.presentation), f"attr_sim_{name}")
+        )
+    state.plot_row(figures)
+    st.caption(
+        f"Integrated gradients with {steps} points: both texts' values sum to cos(A, B) − "
+        f"cos(baseline) within {ig.delta:.4f} (Captum's convergence delta). Saliency has no "
+        "sign: it is the gradient's length."
+    )

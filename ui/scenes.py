@@ -36,8 +36,7 @@ SCENE = UrlKey("scene", int, in_url=lambda step: step is not None)  # the lesson
 
 SCENES_FILE = Path(__file__).with_name("scenes.toml")
 
-# The page's tabs, in app.py's order (tests/ui/test_scenes.py checks them against the page);
-# the attribution tab is the translators' only.
+# The page's tabs, in app.py's order (tests/ui/test_scenes.py checks them against the page).
 TAB_LABELS = (
     ATTENTION_TAB,
     "Heads & rollout",

@@ -101,6 +101,17 @@ def get_attributions(
     )
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def get_similarity_attributions(
+    name: str, text_a: str, text_b: str, method: str, steps: int
+) -> attribution.SimilarityAttributions:
+    """`method`'s attributions of two texts' cosine similarity (an encoder's sentence
+    embeddings), once per server for these inputs."""
+    return attribution.similarity_attributions(
+        get_model(name), text_a[:MAX_TEXT_CHARS], text_b[:MAX_TEXT_CHARS], method, steps
+    )
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
 def get_reference(name: str, text: str) -> Reference | None:
     """What the model's corpus knows about `text` (None: nothing, or the model has no corpus)."""

@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 from runtime.attribution import alignment_error_rate
 from runtime.trace import Trace
 
-from .attention import decoder_row_labels
+from .attention import decoder_row_labels, token_axis, token_categories
 from .decoding import GoldAlignment
 from .rollout import RESIDUAL_SHARE, rollout
 from .style import (
@@ -31,8 +31,10 @@ from .style import (
     GOLD_COLOR,
     TITLE_SIZE,
     apply_layout,
+    fit_title,
     font_px,
     font_scale,
+    grid_size,
     legend_below,
     row_label_room,
     safe,
@@ -288,3 +290,58 @@ def aer_table(
     if not rows:
         return None
     return pd.DataFrame(rows, columns=["method", "AER"]).sort_values("AER", kind="stable")
+
+
+def encoder_importance(trace: Trace) -> np.ndarray:
+    """[token]: what the mean-pooled sentence embedding draws on each input token by attention
+    rollout, the mean of the last layer's rollout rows (sums to 1)."""
+    return rollout(trace.attention["encoder_self"])[-1].mean(axis=0)
+
+
+def similarity_figure(
+    tokens: Sequence[str],
+    rows: Sequence[tuple[str, np.ndarray]],
+    title: str,
+    presentation: bool = False,
+) -> go.Figure:
+    """Methods (rows) × tokens (columns) for one of two compared texts: each row's sizes as
+    shares of the row (one 0-1 colour scale), the signed value on hover (for gradients: + raises
+    the similarity, − lowers it)."""
+    signed = np.array([np.asarray(values, dtype=np.float64) for _, values in rows])
+    shares = row_normalised(np.abs(signed))
+    names = [name for name, _ in rows]
+    hover = [[f"{v:+.4f}" for v in row] for row in signed]
+    fig = go.Figure(
+        go.Heatmap(
+            z=shares,
+            x=token_categories(tokens),
+            y=names,
+            customdata=hover,
+            hovertemplate="%{y} · '%{x}': share %{z:.3f}, value %{customdata}<extra></extra>",
+            colorscale=ATTENTION_COLORSCALE,
+            zmin=0.0,
+            zmax=1.0,
+            colorbar={"title": {"text": "share of the row"}},
+            xgap=1,
+            ygap=1,
+        )
+    )
+    size = grid_size(names, len(tokens), presentation)
+    # the token labels stand above the cells, in the top margin: the figure grows by them
+    longest = min(max(len(t) for t in tokens), 24)
+    size["height"] = round(
+        len(names) * CELL_PX * size_scale(presentation)
+        + font_px(presentation) * (3.2 + CHAR_WIDTH * longest)
+        + 40 * size_scale(presentation)
+    )
+    apply_layout(
+        fig,
+        title,
+        presentation,
+        **size,
+        xaxis=token_axis("token", token_categories(tokens), side="top"),
+        yaxis={"autorange": "reversed", "showgrid": False, "tickvals": names},
+        plot_bgcolor="white",
+        margin={"b": round(20 * size_scale(presentation))},
+    )
+    return fit_title(fig, tokens)

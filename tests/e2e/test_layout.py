@@ -79,8 +79,7 @@ def pages() -> list[tuple[str, dict[str, str]]]:
                 ("Attention", {"view": "heatmap", "kind": "cross"}),
                 ("Attention", {"view": "decoding"}),
             ]
-        if model != "minilm-l6":  # a translation to explain
-            views += [("Attention vs gradients", {"attr_steps": "16"})]
+        views += [("Attention vs gradients", {"attr_steps": "16"})]
         views += [(tab, {}) for tab in OTHER_TABS]
         views += [("The paper, live", {"paper_view": v}) for v in PAPER_VIEWS]
         views += [("Compare", {"compare_mode": mode}) for mode in COMPARE_MODES]

@@ -11,7 +11,7 @@ import torch
 
 from model.tokenization import BOS_ID, PAD_ID
 from model.transformer import subsequent_mask
-from runtime.attribution import attribute
+from runtime.attribution import attribute, similarity_attributions
 from runtime.registry import load
 from runtime.trace import run
 
@@ -116,3 +116,26 @@ def test_what_cannot_be_attributed_is_refused_with_a_message(translator, minilm)
         attribute(translator, trace, "lime")
     with pytest.raises(ValueError, match="explain a translation"):
         attribute(minilm, run(minilm, TEXT), "saliency")
+
+
+def test_similarity_attributions_add_up_to_the_change_of_the_cosine(minilm):
+    """MiniLM as a sentence embedder: cos of the two texts' mean-pooled last layers, computed
+    here through the ordinary forward pass from ids; integrated gradients of both texts together
+    sum to cos(x) − cos(x'), x' the [PAD] vectors, and the texts' own tokens are the axes."""
+    a, b = TEXT, "The old woman sees the small cat."
+    found = similarity_attributions(minilm, a, b, "integrated_gradients", steps=64)
+    ids = [minilm.tokenizer.encode(t, minilm.max_source_tokens).ids for t in (a, b)]
+
+    def cosine(id_lists):
+        with torch.no_grad():
+            pooled = [minilm.model.encode(torch.tensor([i]), None).memory.mean(1) for i in id_lists]
+        return float(torch.nn.functional.cosine_similarity(*pooled))
+
+    change = cosine(ids) - cosine([[0] * len(i) for i in ids])
+    assert found.similarity == pytest.approx(cosine(ids), abs=1e-5)
+    total = found.signed[0].sum() + found.signed[1].sum()
+    assert total == pytest.approx(change, rel=0.01, abs=1e-3)
+    assert [len(s) for s in found.scores] == [len(i) for i in ids]
+    assert found.tokens[0][0] == "[CLS]" and found.tokens[1][-1] == "[SEP]"
+    saliency = similarity_attributions(minilm, a, b, "saliency")
+    assert (saliency.scores[0] >= 0).all() and saliency.delta is None

@@ -10,11 +10,11 @@ import numpy as np
 import torch
 from streamlit.testing.v1 import AppTest
 
-from runtime.attribution import attribute
+from runtime.attribution import attribute, similarity_attributions
 from runtime.registry import load
 from runtime.trace import run
 from tests.plotly_data import plotly_array
-from viz.attribution import alignment_error_rate, row_normalised
+from viz.attribution import alignment_error_rate, encoder_importance, row_normalised
 from viz.decoding import gold_alignment
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -61,8 +61,41 @@ def test_the_translator_tab_draws_attributions_and_attention_scored_against_gold
     assert list(aer["AER"]) == sorted(aer["AER"]) and len(aer) == 7
 
 
-def test_the_tab_is_offered_only_where_a_translation_is_explained():
-    at = open_tab("minilm-l6")
+def test_on_an_encoder_the_tab_explains_the_similarity_of_two_texts():
+    """MiniLM: text A is the page's, B the tab's own (in the URL); each text's figure has the
+    three gradient rows and attention rollout, the integrated-gradient row the runtime's."""
+    other = "The old woman sees the small cat."
+    at = open_tab("minilm-l6", attr_text=other, attr_steps="16")
+    assert not at.exception, [e.value for e in at.exception]
+    figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    assert len(figures) == 2
+    loaded = load("minilm-l6", torch.device("cpu"))
+    ig = similarity_attributions(loaded, WIDE, other, "integrated_gradients", 16)
+    for side, figure in enumerate(figures):
+        (heatmap,) = figure["data"]
+        assert list(heatmap["y"]) == [
+            "saliency",
+            "input × gradient",
+            "integrated gradients",
+            "attention rollout",
+        ]
+        z = plotly_array(heatmap["z"])
+        np.testing.assert_allclose(
+            z[2], row_normalised(np.abs(ig.signed[side])[None])[0], atol=1e-5
+        )
+        trace = run(loaded, [WIDE, other][side])
+        np.testing.assert_allclose(z[3], row_normalised(encoder_importance(trace)[None])[0])
+        assert f"cos(A, B) = {ig.similarity:.3f}" in figure["layout"]["title"]["text"]
+
+
+def test_an_empty_second_text_gets_a_message_not_a_traceback():
+    at = open_tab("minilm-l6", attr_text=" ")
     assert not at.exception
-    assert TAB not in [tab.label for tab in at.tabs]
-    assert TAB in [tab.label for tab in open_tab("paper-untrained", attr_steps="16").tabs]
+    assert any("empty" in w.value for w in at.warning)
+
+
+def test_every_model_has_the_tab_so_switching_models_keeps_the_open_tab():
+    for model in ("minilm-l6", "paper-untrained"):
+        at = open_tab(model, attr_text="A cat.", attr_steps="16")
+        assert not at.exception
+        assert TAB in [tab.label for tab in at.tabs]

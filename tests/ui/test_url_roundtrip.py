@@ -174,6 +174,7 @@ SCREENS = [
         {},
         {"attr_layer": "2", "attr_head": "3", "attr_steps": "16"},
     ),
+    ("minilm-l6", "Attention vs gradients", {}, {"attr_text": "A cat sat.", "attr_steps": "64"}),
     (
         ENCODER_DECODER,
         PAPER_TAB,
