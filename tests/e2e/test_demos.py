@@ -30,6 +30,7 @@ SCENE_DEMOS = {
     "d-positions": ("Positions: PE(pos+k) is one linear map of PE(pos)", "PE(pos+k)"),
     "e-side-by-side": ("Two sentences side by side: tired or wide", "text B"),
     "g-translator-pronoun": ("The translator's pronoun: tired or wide", "text B"),
+    "h-attention-vs-gradients": ("Which English word made 'sie'?", "integrated gradients"),
 }
 
 
