@@ -86,7 +86,10 @@ def head_grid(
             zmax=1.0,
             colorbar={"title": {"text": colorbar}},
             hovertemplate="layer %{y}, head %{x}: %{z:.3f}<extra></extra>",
-            texttemplate="%{z:.2f}",
+            # ".92" rather than "0.92": three characters a cell, so two grids stand side by
+            # side on a 1920-px lecture screen
+            text=[[f"{v:.2f}".removeprefix("0") for v in row] for row in z],
+            texttemplate="%{text}",
             xgap=2,
             ygap=2,
         )
@@ -96,7 +99,11 @@ def head_grid(
         title,
         presentation,
         **grid_size(
-            [str(layer) for layer in range(1, layers + 1)], heads, presentation, cell_text_chars=4
+            [str(layer) for layer in range(1, layers + 1)],
+            heads,
+            presentation,
+            cell_text_chars=3,
+            least_plot_fonts=20,
         ),
         xaxis={"title": {"text": "head"}, "tickvals": list(range(1, heads + 1))},
         yaxis={

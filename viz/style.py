@@ -202,13 +202,16 @@ def grid_size(
     presentation: bool,
     colorbar: bool = True,
     cell_text_chars: int = 0,
+    least_plot_fonts: float = 24,
 ) -> dict:
     """Width and height (layout settings) of a heatmap whose cells are at least CELL_PX, with
     room on the left for the row labels and the axis title, and on the right for a colour bar.
 
     The page draws a figure at its container's width; the width here is the least its cells
     need, which `ui.state.plot_row` keeps to lay comparisons side by side. Cells that print
-    their value get room for `cell_text_chars` characters.
+    their value get room for `cell_text_chars` characters. The plot is at least
+    `least_plot_fonts` font sizes wide (a one-line title over a few cells; fewer where a
+    two-line title will do).
     """
     scale = size_scale(presentation)
     font = font_px(presentation)
@@ -218,7 +221,7 @@ def grid_size(
     n_rows = len(row_labels)
     return {
         # At least 24 font sizes of plot: a one-line title fits above a heatmap of few tokens.
-        "width": round(max(cell * n_columns, 24 * font) + left + right),
+        "width": round(max(cell * n_columns, least_plot_fonts * font) + left + right),
         "height": round(max(CELL_PX * scale * n_rows, 8 * font) + 120 * scale),
     }
 
