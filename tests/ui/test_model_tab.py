@@ -187,3 +187,19 @@ def test_the_model_tab_imports_no_training_stack():
     ).stdout.split("'")
     assert "model.label_smoothing" in loaded
     assert "model.train" not in loaded and "sacrebleu" not in loaded
+
+
+def test_the_model_tab_says_whether_attention_or_gradients_explain_the_translations_best():
+    """The shipped sidecar's held-out table (python -m runtime.attribution_table), best first."""
+    at = AppTest.from_file("../../app.py", default_timeout=300)
+    at.query_params["model"] = "en-de"
+    at.query_params["tab"] = "Model"
+    at.run()
+    assert not at.exception
+    table = json.loads((WEIGHTS_DIR / "en-de.json").read_text())["metrics"]
+    table = table["attribution_alignment"]
+    (said,) = [m.value for m in at.markdown if "Attention or gradients?" in m.value]
+    assert f"Over {table['sentences']} held-out sentences" in said
+    (aer,) = [t.value for t in at.dataframe if list(t.value.columns) == ["method", "AER"]]
+    assert list(aer["AER"]) == sorted(table["aer"].values())
+    assert aer.iloc[0]["method"] == table["best"]["method"]
