@@ -22,7 +22,6 @@ import math
 import re
 import statistics
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +30,13 @@ import torch
 from torch import Tensor
 
 from corpus import hand_checked, lexicon
-from corpus.generator import generate
 from corpus.grammar import Example
 
 from .decoding import beam_search, greedy_decode
-from .subword import PieceLink, SubwordTokenizer, piece_alignment, piece_links
+from .gold import attention_on_gold, held_out_examples
+from .subword import SubwordTokenizer
 from .tokenization import BOS_ID, EOS_ID, PAD_ID
-from .transformer import DEFAULT_SETTINGS, EncoderDecoder, padding_mask, subsequent_mask
+from .transformer import DEFAULT_SETTINGS, EncoderDecoder, padding_mask
 from .weights import WEIGHTS_DIR, load_checked_model, write_sidecar
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,?!]")
@@ -55,19 +54,6 @@ def translate(model: EncoderDecoder, tokenizer: SubwordTokenizer, text: str, met
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text)
-
-
-def held_out_examples(
-    n: int, seed: int, keep: Callable[[Example], bool] = lambda ex: True
-) -> list[Example]:
-    """`n` generated examples that `keep` accepts (drawn in rounds with seeds from `seed`)."""
-    out: list[Example] = []
-    round_ = 0
-    while len(out) < n:
-        batch = generate(max(100, 2 * (n - len(out))), seed=seed * 1000 + round_)
-        out += [ex for ex in batch if keep(ex)]
-        round_ += 1
-    return out[:n]
 
 
 def _exact(hypotheses: list[str], references: list[str]) -> float:
@@ -116,27 +102,6 @@ def quick_look(
         "pronoun_right": pronoun_right(coref, coref_hyps),
         "pronoun_sentences": len(coref),
     }
-
-
-def attention_on_gold(
-    model: EncoderDecoder, tokenizer: SubwordTokenizer, example: Example
-) -> tuple[Tensor, Tensor, list[tuple[int, ...]], list[PieceLink]]:
-    """Encoder self-attention [layer, head, en piece, en piece] and cross-attention
-    [layer, head, de piece, en piece] on the gold pair (row j produces German piece j), with
-    the word alignment and coreference mapped onto pieces."""
-    src_ids, src_words = tokenizer.encode_words(example.english)
-    tgt_ids, tgt_words = tokenizer.encode_words(example.german)
-    src = torch.tensor([src_ids])
-    tgt = torch.tensor([[BOS_ID, *tgt_ids]])
-    src_mask = padding_mask(src, PAD_ID)
-    encoded = model.encode(src, src_mask)
-    decoded = model.decode(encoded.memory, src_mask, tgt, subsequent_mask(tgt.size(1)))
-    encoder = torch.stack([r.captured()[0] for r in encoded.attention])
-    # decoder row j reads piece j-1 (row 0 reads <s>) and produces piece j
-    cross = torch.stack([r.captured()[0] for r in decoded.cross_attention])[:, :, : len(tgt_ids)]
-    alignment = piece_alignment(src_words, tgt_words, example.alignment)
-    links = piece_links(src_words, tgt_words, example.coreference)
-    return encoder, cross, alignment, links
 
 
 def head_tables(

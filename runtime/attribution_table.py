@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from corpus.grammar import Example
-from model.evaluate import attention_on_gold, held_out_examples
+from model.gold import attention_on_gold, held_out_examples
 from model.subword import SubwordTokenizer
 from model.transformer import EncoderDecoder
 from model.weights import WEIGHTS_DIR, load_checked_model, write_sidecar
