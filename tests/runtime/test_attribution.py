@@ -139,3 +139,34 @@ def test_similarity_attributions_add_up_to_the_change_of_the_cosine(minilm):
     assert found.tokens[0][0] == "[CLS]" and found.tokens[1][-1] == "[SEP]"
     saliency = similarity_attributions(minilm, a, b, "saliency")
     assert (saliency.scores[0] >= 0).all() and saliency.delta is None
+
+
+def test_integrated_gradients_are_captums_own(translator):
+    """The one-forward, one-backward-per-row integral equals Captum's IntegratedGradients run on
+    a copy of the sentence per row, each with its own target (the same Gauss-Legendre rule)."""
+    from captum.attr import IntegratedGradients
+
+    model = translator.model
+    trace = run(translator, TEXT)
+    rows = len(trace.output_ids)
+    src = torch.tensor([trace.source_ids])
+    decoder_input = torch.tensor([[BOS_ID, *trace.output_ids[:-1]]])
+    with torch.no_grad():
+        x = model.src_embed.tokens(src).expand(rows, -1, -1).contiguous()
+        baseline = model.src_embed.tokens(torch.full_like(src, PAD_ID)).expand(rows, -1, -1)
+
+    def log_probs(vectors, row):
+        memory = model.encode_token_vectors(vectors, None).memory
+        out = model.decode(memory, None, decoder_input.expand(len(vectors), -1),
+                           subsequent_mask(rows)).output  # fmt: skip
+        return model.generator(out[torch.arange(len(vectors)), row])
+
+    reference = IntegratedGradients(log_probs).attribute(
+        x.requires_grad_(),
+        baselines=baseline.contiguous(),
+        target=list(trace.output_ids),
+        additional_forward_args=(torch.arange(rows),),
+        n_steps=16,
+    )
+    ours = attribute(translator, trace, "integrated_gradients", steps=16)
+    np.testing.assert_allclose(ours.signed, reference.sum(-1).detach().numpy(), atol=1e-4)
