@@ -165,8 +165,11 @@ def _integrated_gradients(
             memory, None, decoder_input.expand(points.size(0), -1), tgt_mask, settings
         ).output
         assert model.generator is not None
-        picked: Tensor = model.generator(out)[:, torch.arange(rows), written]
-        return picked
+        # a log-softmax per row, so that a row's backward pass runs through its own output
+        # layer only (the whole [points, rows, vocabulary] one would be differentiated per row)
+        return torch.stack(
+            [model.generator(out[:, row])[:, written[row]] for row in range(rows)], dim=1
+        )
 
     path = (baseline + alphas.view(-1, 1, 1) * (x - baseline)).requires_grad_()
     f = log_probs(path)
