@@ -31,6 +31,7 @@ from model.train import (
     loss_on_batch,
     native_bf16,
     rate,
+    target_tokens,
     token_batches,
     training_texts,
 )
@@ -89,7 +90,8 @@ def main(argv: list[str] | None = None) -> None:
                 recipe.warmup,
                 recipe.lr_factor(progress["step"] + i + 1),
             )
-        loss, n = loss_on_batch(model, src, tgt, recipe.smoothing, bf16)
+        loss = loss_on_batch(model, src, tgt, recipe.smoothing, bf16)
+        n = target_tokens(tgt)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()

@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
             for group in optimizer.param_groups:
                 group["lr"] = rate(progress["step"] + 1 + i, recipe.d_model, recipe.warmup, factor)
             src, tgt = collate(pairs, batch)
-            loss, _ = loss_on_batch(model, src, tgt, recipe.smoothing, bf16)
+            loss = loss_on_batch(model, src, tgt, recipe.smoothing, bf16)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()

@@ -31,6 +31,7 @@ from model.train import (
     encode_pairs,
     loss_on_batch,
     rate,
+    target_tokens,
     token_batches,
     training_texts,
 )
@@ -48,7 +49,8 @@ def held_out(model, pairs, smoothing: float) -> float:
         for start in range(0, len(pairs), 50):
             batch = list(range(start, min(start + 50, len(pairs))))
             src, tgt = collate(pairs, batch)
-            loss, n = loss_on_batch(model, src, tgt, smoothing, bf16=False)
+            loss = loss_on_batch(model, src, tgt, smoothing, bf16=False)
+            n = target_tokens(tgt)
             total, tokens = total + loss.item() * n, tokens + n
     model.train()
     return total / tokens
@@ -101,7 +103,8 @@ def main(argv: list[str] | None = None) -> None:
         src, tgt = collate(pairs, batches[i % len(batches)])
         for group in optimizer.param_groups:
             group["lr"] = rate(i + 1, recipe.d_model, warmup, factor)
-        loss, n = loss_on_batch(model, src, tgt, recipe.smoothing, bf16=kind == "bf16")
+        loss = loss_on_batch(model, src, tgt, recipe.smoothing, bf16=kind == "bf16")
+        n = target_tokens(tgt)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
