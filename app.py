@@ -12,6 +12,7 @@ from runtime.registry import MODELS, ModelUnavailable, default_device, default_m
 from runtime.trace import InputError, unknown_words
 from ui import (
     ablation_tab,
+    atlas_tab,
     attention_tab,
     attribution_tab,
     compare_tab,
@@ -94,6 +95,7 @@ output.render(loaded, trace, text)
 TABS = [
     ("Attention", attention_tab.render),
     ("Heads & rollout", heads_tab.render),
+    (atlas_tab.TAB_LABEL, atlas_tab.render),
     ("Ablation", ablation_tab.render),
     ("Compare", compare_tab.render),
     (attribution_tab.TAB_LABEL, attribution_tab.render),

@@ -6,7 +6,7 @@ apart from both and neither imports the other's module to get it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -49,6 +49,9 @@ class LoadedModel:
     reference: Callable[[str], Reference | None] | None = None
     # what a reader must know to read this model's output (shown beside it)
     output_note: str | None = None
+    # n English sentences of the model's own corpus held out from its training (the head atlas's
+    # built-in corpus); None where the model has no corpus of its own
+    held_out: Callable[[int], Sequence[str]] | None = None
 
 
 def prepare(model: EncoderDecoder, device: torch.device) -> EncoderDecoder:

@@ -30,6 +30,7 @@ class Reference:
     target_tokens: tuple[str, ...]  # the reference translation in the model's tokens
     alignment: tuple[tuple[int, ...], ...]  # per target token: the source tokens it translates
     coreference: tuple[CorefLink, ...] = ()
+    target_ids: tuple[int, ...] = ()  # the reference translation as the model's token ids
 
 
 def _spans_in(text: str, words: Sequence[str]) -> list[tuple[int, int] | None]:
@@ -75,4 +76,10 @@ def subword_reference(text: str, tokenizer: SubwordTokenizer, max_tokens: int) -
         )
         for c in example.coreference
     )
-    return Reference(example.german_text, tuple(tokenizer.tokens(tgt_ids)), tuple(alignment), links)
+    return Reference(
+        example.german_text,
+        tuple(tokenizer.tokens(tgt_ids)),
+        tuple(alignment),
+        links,
+        tuple(tgt_ids),
+    )

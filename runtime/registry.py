@@ -106,7 +106,20 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
         reference=partial(subword_reference, tokenizer=tokenizer, max_tokens=max_source_tokens),
         special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
         info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
+        held_out=partial(held_out_sentences, seed=_test_seed(sidecar)),
     )
+
+
+def held_out_sentences(n: int, seed: int) -> list[str]:
+    """`n` English sentences of corpus v2 drawn as the evaluation draws its held-out set."""
+    from model.gold import held_out_examples
+
+    return [example.english_text for example in held_out_examples(n, seed)]
+
+
+def _test_seed(sidecar: dict[str, Any]) -> int:
+    """The seed of the held-out set the model was evaluated on (its recipe's `test_seed`)."""
+    return int(sidecar.get("training", {}).get("recipe", {}).get("test_seed", 2))
 
 
 def load_minilm(device: torch.device) -> LoadedModel:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from .loaded import LoadedModel
 
 DECODING_METHODS = ("greedy", "beam")
+TEACHER_FORCED = "reference"  # a Trace's `decoding` where the decoder read a given translation
 MAX_OUTPUT_TOKENS = 64  # bounds the decoder's work for one request on a shared server
 TOP_ALTERNATIVES = 5
 
@@ -155,8 +157,12 @@ def run(
     settings: RunSettings = DEFAULT_SETTINGS,
     decoding: str = "greedy",
     beam_size: int = 4,
+    target: Sequence[int] | None = None,
 ) -> Trace:
-    """Tokenize `text`, run the model with `settings`, decode if it has a decoder; a fresh Trace."""
+    """Tokenize `text`, run the model with `settings`, decode if it has a decoder; a fresh Trace.
+    With `target` (token ids, without <s> and </s>) a decoder reads that translation instead of
+    its own (teacher forcing, Section 5.4's training set-up): the decoder's rows are then those
+    of a reference, and each step's probability is the one the model gives the reference token."""
     if decoding not in DECODING_METHODS:
         raise InputError(f"decoding must be one of {', '.join(DECODING_METHODS)}")
     if not isinstance(text, str) or not text.replace("\x00", "").strip():
@@ -201,9 +207,12 @@ def run(
             decode = greedy_decode if decoding == "greedy" else beam_search
             extra = {"beam_size": beam_size} if decoding == "beam" else {}
             max_len = min(2 * len(tokenized.ids) + 10, MAX_OUTPUT_TOKENS, config.max_len - 1)
-            generated = decode(
-                model, encoded.memory, src_mask, settings, max_len, BOS_ID, EOS_ID, **extra
-            )
+            if target is not None:
+                generated = [*target[: config.max_len - 2], EOS_ID]
+            else:
+                generated = decode(
+                    model, encoded.memory, src_mask, settings, max_len, BOS_ID, EOS_ID, **extra
+                )
             timings["decode"] = (time.perf_counter() - started) * 1e3
             # One teacher-forced pass over the result: under the causal mask row t sees exactly
             # what the decoder saw when it produced token t.
@@ -246,7 +255,9 @@ def run(
         keys=MappingProxyType(keys),
         encoder_hidden_states=hidden,
         steps=steps,
-        decoding=decoding if config.is_encoder_decoder else None,
+        decoding=(TEACHER_FORCED if target is not None else decoding)
+        if config.is_encoder_decoder
+        else None,
         unknown_words=tokenized.unknown,
         notices=tuple(notices),
         vocabulary_notice=vocabulary_notice,

@@ -24,9 +24,9 @@ STATISTICS_HELP = (
     "0 = all weight on one key, 1 = uniform; the decoder's row t sees t + 1 keys, and its first "
     "row, with one key only, has no choice to measure). **Mean distance** is the expected "
     "|query position − key position| in tokens. **Shares** are the weight a row puts on the "
-    "token itself, on the previous token, on special tokens (`[CLS]`, `[SEP]`, `<s>`, `</s>`, "
-    "`<unk>`) and on punctuation. Distance, self and previous shares compare positions of one "
-    "sequence, so cross attention (target queries, source keys) has none. Choose a row to open "
+    "token itself, on the previous and the next token, on special tokens (`[CLS]`, `[SEP]`, "
+    "`<s>`, `</s>`, `<unk>`) and on punctuation. Distance and the self, previous and next "
+    "shares compare positions of one sequence, so cross attention (target queries, source keys) has none. Choose a row to open "
     "that head; click a column header to sort."
 )
 CHOSEN_HEAD_HELP = "Choose a row to open another head; the link to this page keeps the choice."

@@ -12,14 +12,16 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 import torch
 
 from model.transformer import RunSettings
-from runtime import attribution, registry
+from runtime import atlas, attribution, registry
 from runtime.reference import Reference
 from runtime.trace import Trace, run
 from viz import export
+from viz.atlas import corpus_statistics
 from viz.style import fit_title
 
 from .trace_cache import TraceCache
@@ -110,6 +112,20 @@ def get_similarity_attributions(
     return attribution.similarity_attributions(
         get_model(name), text_a[:MAX_TEXT_CHARS], text_b[:MAX_TEXT_CHARS], method, steps
     )
+
+
+# A corpus run holds every sentence's weights, queries and keys: about 0.3 MB a translator
+# sentence, so a few corpora of up to MAX_SENTENCES lines each, shared by every session.
+@st.cache_resource(max_entries=4, show_spinner="Running the corpus through the model (once)…")
+def get_corpus_run(name: str, lines: tuple[str, ...]) -> atlas.CorpusRun:
+    """The head atlas's run of `lines` through `name` (read-only, shared by every session)."""
+    return atlas.run_corpus(get_model(name), lines)
+
+
+@st.cache_data(max_entries=8, show_spinner="Averaging every head over the corpus…")
+def get_corpus_statistics(name: str, lines: tuple[str, ...]) -> pd.DataFrame:
+    """The statistics of every head over the corpus, with their roles (viz.atlas)."""
+    return corpus_statistics(get_corpus_run(name, lines), get_model(name).special_tokens)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

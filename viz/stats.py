@@ -72,6 +72,12 @@ STATISTICS = (
         positional=True,
     ),
     Statistic(
+        "next_share",
+        "share on the next token",
+        "0 = none of the weight, 1 = all of it on the position just after the query",
+        positional=True,
+    ),
+    Statistic(
         "special_share",
         "share on special tokens",
         "0 = none, 1 = all weight on tokens like [CLS], [SEP], <s>, </s>, <unk>",
@@ -125,7 +131,8 @@ def attention_statistics(
     decoder's first) has no choice to measure and is left out of the normalised mean.
     Positional statistics (distance, self, previous) need queries and keys to be the same
     sequence, so they are NaN for cross attention. The previous-token share averages rows 2..n
-    (the first token has no previous one). Layers and heads are numbered from 1, as shown to people.
+    (the first token has no previous one), the next-token share rows 1..n−1 (the decoder's
+    causal mask gives it 0 there). Layers and heads are numbered from 1, as shown to people.
     """
     weights = np.asarray(weights, dtype=np.float64)
     n_layers, n_heads, n_queries, n_keys = weights.shape
@@ -151,7 +158,12 @@ def attention_statistics(
     }
     nan = np.full((n_layers, n_heads), np.nan)
     if kind == "cross":
-        columns |= {"mean_distance": nan, "self_share": nan, "previous_share": nan}
+        columns |= {
+            "mean_distance": nan,
+            "self_share": nan,
+            "previous_share": nan,
+            "next_share": nan,
+        }
     else:
         positions = np.arange(n_queries)
         distance = np.abs(positions[:, None] - positions[None, :])
@@ -159,6 +171,8 @@ def attention_statistics(
         columns["self_share"] = np.diagonal(weights, axis1=-2, axis2=-1).mean(axis=-1)
         previous = weights[..., positions[1:], positions[:-1]]  # w[i, i-1] for i >= 1
         columns["previous_share"] = previous.mean(axis=-1) if n_queries > 1 else nan
+        following = weights[..., positions[:-1], positions[1:]]  # w[i, i+1] for i < n - 1
+        columns["next_share"] = following.mean(axis=-1) if n_queries > 1 else nan
 
     layer, head = np.meshgrid(np.arange(n_layers), np.arange(n_heads), indexing="ij")
     table = pd.DataFrame(
@@ -192,9 +206,11 @@ def statistic_grid(
     column: str,
     n_keys: int,
     presentation: bool = False,
+    statistic: Statistic | None = None,
 ) -> go.Figure:
-    """Layer × head heatmap of one statistic of one attention kind, on its fixed colour scale."""
-    statistic = STATISTIC_BY_COLUMN[column]
+    """Layer × head heatmap of one statistic of one attention kind, on its fixed colour scale
+    (`statistic` describes a column that is not one of STATISTICS)."""
+    statistic = statistic or STATISTIC_BY_COLUMN[column]
     rows = table[table["kind"] == kind]
     grid = rows.pivot(index="layer", columns="head", values=column).sort_index()
     zmin, zmax = colour_range(statistic, n_keys)

@@ -46,6 +46,7 @@ TEXTS = {
 
 ATTENTION_VIEWS = ("heatmap", "overview", "links", "breakdown")
 PAPER_VIEWS = ("fig1", "fig2", "restricted", "table1", "projections")
+ATLAS_VIEWS = ("roles", "head", "matrix")
 OTHER_TABS = ("Heads & rollout", "Ablation", "Positional encoding", "Scaling 1/√d_k", "Model")
 
 
@@ -81,6 +82,7 @@ def pages() -> list[tuple[str, dict[str, str]]]:
             ]
         views += [("Attention vs gradients", {"attr_steps": "16"})]
         views += [(tab, {}) for tab in OTHER_TABS]
+        views += [("Head atlas", {"atlas_view": v}) for v in ATLAS_VIEWS]
         views += [("The paper, live", {"paper_view": v}) for v in PAPER_VIEWS]
         views += [("Compare", {"compare_mode": mode}) for mode in COMPARE_MODES]
         views += [("Attention", find) for find in FIND_THE_HEAD.get(model, ())]

@@ -46,6 +46,9 @@ TODAY_KEYS = {
     "paper_view", "paper_kind", "paper_layer", "paper_head", "paper_r",
     "paper_hfig", "paper_htext", "paper_hword", "paper_hante", "paper_hlayer", "paper_hheads",
     "paper_hall",
+    "attr_layer", "attr_head", "attr_steps", "attr_text",
+    "atlas_corpus", "atlas_view", "atlas_kind", "atlas_layer", "atlas_head", "atlas_stat",
+    "atlas_colour",
 }  # fmt: skip
 
 
@@ -175,6 +178,27 @@ SCREENS = [
         {"attr_layer": "2", "attr_head": "3", "attr_steps": "16"},
     ),
     ("minilm-l6", "Attention vs gradients", {}, {"attr_text": "A cat sat.", "attr_steps": "64"}),
+    (
+        "en-de",
+        "Head atlas",
+        {},
+        {"atlas_corpus": "built-in", "atlas_view": "roles", "atlas_kind": "cross"}
+        | {"atlas_layer": "2", "atlas_head": "3", "atlas_stat": "aer"},
+    ),
+    (
+        "minilm-l6",
+        "Head atlas",
+        {"atlas_view": "head"},
+        {"atlas_corpus": "built-in", "atlas_layer": "4", "atlas_head": "10"}
+        | {"atlas_colour": "position"},
+    ),
+    (
+        "en-de",
+        "Head atlas",
+        {"atlas_view": "matrix"},
+        {"atlas_corpus": "built-in", "atlas_kind": "decoder_self"},
+    ),
+    ("minilm-l6", "Head atlas", {}, {"atlas_corpus": "pasted"}),
     (
         ENCODER_DECODER,
         PAPER_TAB,

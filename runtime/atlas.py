@@ -1,0 +1,249 @@
+"""The head atlas: what every head does over a whole corpus, not one sentence.
+
+A corpus (lines a user pastes, or the model's built-in set) runs through the model once; every
+sentence keeps its attention weights and, per head, its queries and keys. From these the views
+draw each head's statistics over the corpus and, after AttentionViz (Yeh et al., 2023, "A Global
+View of Transformer Attention", IEEE VIS), every query and key of one head in one 2-D picture.
+
+The joint picture needs queries and keys in one space without changing what the head computes.
+Eq. (1) scores a query q against a key k as q·k/√d_k, and each query row goes through a softmax:
+- translating every key by one vector t adds q·t to every score of the row of q: the softmax is
+  unchanged, so the keys are moved to share the queries' mean;
+- scaling queries by c and keys by 1/c leaves every product q·k as it is, so c is chosen to give
+  queries and keys the same mean norm.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+import numpy as np
+
+from .loaded import LoadedModel
+from .reference import Reference
+from .trace import InputError, run
+
+MAX_SENTENCES = 500
+MAX_TOKENS = 20_000  # the model's tokens over the whole corpus (source side)
+MAX_LINE_CHARS = 1_000
+BUILT_IN_SIZE = 200  # sentences of the built-in corpus a view opens with
+SENTENCES_FILE = Path(__file__).with_name("atlas_sentences.txt")
+
+LIMITS = (
+    f"one sentence per line, at most {MAX_SENTENCES} lines of at most {MAX_LINE_CHARS:,} "
+    f"characters and {MAX_TOKENS:,} tokens in all"
+)
+
+
+def corpus_lines(text: object) -> tuple[str, ...]:
+    """The sentences of a pasted corpus (one per non-blank line), or an InputError whose message
+    names the limit that was passed."""
+    if not isinstance(text, str):
+        raise InputError("The corpus must be text: paste sentences, " + LIMITS + ".")
+    controls = sum(
+        1 for ch in text if unicodedata.category(ch) in ("Cc", "Cs") and ch not in "\t\n\r"
+    )
+    if "\x00" in text or controls > max(2, len(text) // 100):
+        raise InputError("This looks like binary data, not text: paste sentences, " + LIMITS + ".")
+    lines = tuple(line.strip() for line in text.splitlines() if line.strip())
+    if not lines:
+        raise InputError("The corpus is empty: paste sentences, " + LIMITS + ".")
+    if len(lines) > MAX_SENTENCES:
+        raise InputError(
+            f"The corpus has {len(lines):,} lines; the atlas reads at most {MAX_SENTENCES} "
+            "sentences, one per line: paste fewer."
+        )
+    for number, line in enumerate(lines, 1):
+        if len(line) > MAX_LINE_CHARS:
+            raise InputError(
+                f"Line {number} has {len(line):,} characters; a line may have at most "
+                f"{MAX_LINE_CHARS:,} (one sentence per line)."
+            )
+    return lines
+
+
+def file_sentences(path: Path = SENTENCES_FILE) -> tuple[str, ...]:
+    """The sentences of a corpus file: one per line; '#' starts a comment line."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def built_in_corpus(loaded: LoadedModel, size: int = BUILT_IN_SIZE) -> tuple[str, ...]:
+    """The model's own held-out sentences where its corpus offers them (the translator's
+    grammar), else the project's hand-checked English sentences."""
+    if loaded.held_out is not None:
+        return tuple(loaded.held_out(size))
+    sentences = file_sentences()
+    if size >= len(sentences):
+        return sentences
+    # spread over the file, whose sentences are grouped by construction
+    return tuple(sentences[i * len(sentences) // size] for i in range(size))
+
+
+@dataclass(frozen=True)
+class SentenceRun:
+    """What the atlas keeps of one sentence: per attention kind, the query and key tokens, the
+    weights [layer, head, query, key] and the queries and keys [layer, head, position, d_k]."""
+
+    text: str
+    tokens: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]
+    attention: Mapping[str, np.ndarray]
+    queries: Mapping[str, np.ndarray]
+    keys: Mapping[str, np.ndarray]
+    # what the model's corpus knows of the sentence (a translator's decoder then read the
+    # reference translation, so its rows line up with the gold alignment)
+    reference: Reference | None = None
+
+    @property
+    def nbytes(self) -> int:
+        maps = (self.attention, self.queries, self.keys)
+        return sum(array.nbytes for mapping in maps for array in mapping.values())
+
+
+@dataclass(frozen=True)
+class CorpusRun:
+    """A corpus through one model with the paper's settings (greedy decoding for a decoder)."""
+
+    model: str
+    sentences: tuple[SentenceRun, ...]
+    kinds: tuple[str, ...]
+    n_layers: int
+    n_heads: int
+    scale: float  # what Eq. (1) multiplies q·k by: 1/√d_k
+
+    @property
+    def nbytes(self) -> int:
+        return sum(s.nbytes for s in self.sentences)
+
+    def n_tokens(self, kind: str) -> int:
+        """Query tokens of `kind` over the corpus (the points of one head's picture, each side)."""
+        return sum(len(s.tokens[kind][0]) for s in self.sentences)
+
+
+def run_corpus(
+    loaded: LoadedModel,
+    lines: Sequence[str],
+    progress: Callable[[int, int], None] | None = None,
+) -> CorpusRun:
+    """Every line through `loaded` (a fresh Trace each, of which the weights, queries and keys
+    are kept); `progress(done, total)` after each. The whole corpus is tokenized first, so a
+    corpus over MAX_TOKENS is refused before anything runs.
+
+    A decoder reads the reference translation where the model's corpus knows the sentence
+    (teacher forcing, as the evaluation's head tables do: one pass, and rows that line up with
+    the gold alignment), else its own greedy translation. A model with no corpus of its own
+    (an untrained one) has no translation worth reading, and writing its noise token by token
+    took 2 s a sentence: its corpus run keeps the encoder's heads alone."""
+    if not lines:
+        raise InputError("The corpus is empty: paste sentences, " + LIMITS + ".")
+    total = sum(len(loaded.tokenizer.encode(line, loaded.max_source_tokens).ids) for line in lines)
+    if total > MAX_TOKENS:
+        raise InputError(
+            f"The corpus has {total:,} tokens; the atlas reads at most {MAX_TOKENS:,}: "
+            "paste fewer or shorter lines."
+        )
+    sentences = []
+    decoder = loaded.model.config.is_encoder_decoder
+    encoder_only = decoder and loaded.reference is None
+    for done, line in enumerate(lines, 1):
+        reference = loaded.reference(line) if loaded.reference is not None else None
+        forced = reference.target_ids if reference is not None and decoder else None
+        trace = run(loaded, line, target=() if encoder_only else forced or None)
+        kinds = ("encoder_self",) if encoder_only else trace.kinds
+        sentences.append(
+            SentenceRun(
+                text=line,
+                tokens=MappingProxyType({kind: trace.axis_tokens(kind) for kind in kinds}),
+                attention=MappingProxyType({kind: trace.attention[kind] for kind in kinds}),
+                queries=MappingProxyType({kind: trace.queries[kind] for kind in kinds}),
+                keys=MappingProxyType({kind: trace.keys[kind] for kind in kinds}),
+                reference=reference if forced else None,
+            )
+        )
+        if progress is not None:
+            progress(done, len(lines))
+    first = sentences[0]
+    return CorpusRun(
+        model=loaded.name,
+        sentences=tuple(sentences),
+        kinds=tuple(first.attention),
+        n_layers=trace.n_layers,
+        n_heads=trace.n_heads,
+        scale=trace.scale,
+    )
+
+
+@dataclass(frozen=True)
+class HeadPoints:
+    """One head's queries and keys over a corpus, each point with its sentence and position."""
+
+    queries: np.ndarray  # [n_queries, d_k]
+    keys: np.ndarray  # [n_keys, d_k]
+    query_origin: np.ndarray  # [n_queries, 2]: sentence index, position
+    key_origin: np.ndarray  # [n_keys, 2]
+
+
+def head_points(corpus: CorpusRun, kind: str, layer: int, head: int) -> HeadPoints:
+    """Every query and key of (kind, layer, head) over the corpus, stacked."""
+
+    def stack(side: str) -> tuple[np.ndarray, np.ndarray]:
+        vectors, origin = [], []
+        for index, sentence in enumerate(corpus.sentences):
+            block = np.asarray(getattr(sentence, side)[kind][layer, head], dtype=np.float64)
+            vectors.append(block)
+            origin.append(np.column_stack([np.full(len(block), index), np.arange(len(block))]))
+        return np.concatenate(vectors), np.concatenate(origin).astype(np.int64)
+
+    queries, query_origin = stack("queries")
+    keys, key_origin = stack("keys")
+    return HeadPoints(queries, keys, query_origin, key_origin)
+
+
+def normalise(queries: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """AttentionViz's normalisation (module docstring): keys translated to the queries' mean,
+    then queries × c and keys ÷ c with c = √(mean ‖k‖ / mean ‖q‖), so both have one mean norm.
+    Every softmax row of Eq. (1) is unchanged. Returns (queries, keys, c)."""
+    keys = keys - keys.mean(axis=0) + queries.mean(axis=0)
+    q_norm = float(np.linalg.norm(queries, axis=1).mean())
+    k_norm = float(np.linalg.norm(keys, axis=1).mean())
+    c = float(np.sqrt(k_norm / q_norm)) if q_norm > 0 and k_norm > 0 else 1.0
+    return queries * c, keys / c, c
+
+
+def pca_2d(points: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
+    """The first two principal components of `points` [n, d] (centred, by SVD) and the share of
+    the variance each explains."""
+    centred = points - points.mean(axis=0)
+    if len(points) < 2:
+        return np.zeros((len(points), 2)), (0.0, 0.0)
+    u, s, _ = np.linalg.svd(centred, full_matrices=False)
+    coords = u[:, :2] * s[:2]
+    if coords.shape[1] < 2:
+        coords = np.column_stack([coords, np.zeros(len(points))])
+    variance = s**2
+    share = variance[:2] / variance.sum() if variance.sum() > 0 else np.zeros(2)
+    return coords, (float(share[0]), float(share[1]) if len(share) > 1 else 0.0)
+
+
+@dataclass(frozen=True)
+class HeadMap:
+    """One head's queries and keys in 2-D: the atlas's picture of a head."""
+
+    query_xy: np.ndarray  # [n_queries, 2]
+    key_xy: np.ndarray  # [n_keys, 2]
+    points: HeadPoints
+    explained: tuple[float, float]  # share of the variance on each axis
+    c: float  # the scale the normalisation found
+
+
+def head_map(corpus: CorpusRun, kind: str, layer: int, head: int) -> HeadMap:
+    """Queries and keys of one head, normalised and projected together by PCA."""
+    points = head_points(corpus, kind, layer, head)
+    queries, keys, c = normalise(points.queries, points.keys)
+    xy, explained = pca_2d(np.concatenate([queries, keys]))
+    n = len(queries)
+    return HeadMap(xy[:n], xy[n:], points, explained, c)

@@ -1,0 +1,232 @@
+"""The Head atlas tab: what every head does over a whole corpus (the built-in sentences or lines
+the user pastes), after AttentionViz's joint picture of queries and keys, live on any model."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from runtime.atlas import LIMITS, MAX_LINE_CHARS, MAX_SENTENCES, built_in_corpus, corpus_lines
+from runtime.trace import InputError
+from viz.atlas import (
+    COLOUR_BY,
+    GOLD_STATISTICS,
+    MATRIX_POINTS,
+    ROLE_HELP,
+    head_scatter,
+    matrix_figure,
+)
+from viz.stats import STATISTICS, statistic_grid
+
+from . import controls, state
+from .url import UrlKey
+
+TAB_LABEL = "Head atlas"
+ATLAS_CORPUS = UrlKey("atlas_corpus")
+ATLAS_VIEW = UrlKey("atlas_view")
+ATLAS_KIND = UrlKey("atlas_kind")
+ATLAS_LAYER = UrlKey("atlas_layer", int)
+ATLAS_HEAD = UrlKey("atlas_head", int)
+ATLAS_STAT = UrlKey("atlas_stat")
+ATLAS_COLOUR = UrlKey("atlas_colour")
+GOLD_COLUMNS = {s.column for s in GOLD_STATISTICS}
+PASTED_KEY = "atlas_pasted"  # a pasted corpus is too long for a link: not in the URL
+
+CORPORA = {"built-in": "Built-in sentences", "pasted": "Paste your own"}
+VIEWS = {
+    "roles": "Head roles over the corpus",
+    "head": "One head: queries and keys",
+    "matrix": "Every head side by side",
+}
+INTRO = (
+    "Every other tab shows one sentence. Here a whole corpus runs through the model, and each "
+    "head is summed up over all of it: is a head *always* on the previous word, or only in "
+    "one sentence?"
+)
+BUILT_IN_NOTES = {
+    True: "held-out sentences of the model's own corpus (never seen in training); the decoder "
+    "reads each reference translation, so cross-attention rows line up with the gold alignment",
+    False: "English sentences written for this project and checked by hand: questions, "
+    "negation, relative clauses, pronouns, numbers, names, short and long sentences",
+}
+PICTURE_HELP = (
+    "Each point is one token of the corpus, once as a **query** (circle) and once as a **key** "
+    "(diamond), in this head's own vector space (d_k dimensions) flattened to 2-D by PCA. "
+    "Before the projection, as AttentionViz (Yeh et al., 2023) does, the keys are moved so that "
+    "their mean is the queries' mean and the two are scaled by c and 1/c to one mean length: "
+    "neither changes any attention weight (a shift adds the same number to every score of a "
+    "softmax row; c·q · k/c = q·k). So a query lies near the keys it attends to most. Hover a "
+    "point for its token in its sentence."
+)
+
+
+def _corpus(ctx: state.ViewContext) -> tuple[str, ...] | None:
+    ATLAS_CORPUS.seed("built-in", valid=lambda v: v in CORPORA)
+    source = st.radio(
+        "Corpus",
+        list(CORPORA),
+        format_func=CORPORA.get,
+        key=ATLAS_CORPUS.name,
+        horizontal=True,
+    )
+    if source == "built-in":
+        lines = built_in_corpus(ctx.loaded)
+        st.caption(
+            f"{len(lines)} {BUILT_IN_NOTES[ctx.loaded.held_out is not None]}. "
+            "The link to this page keeps the corpus."
+        )
+        return lines
+    text = st.text_area(
+        "Sentences, one per line",
+        key=PASTED_KEY,
+        height=180,
+        max_chars=MAX_SENTENCES * (MAX_LINE_CHARS + 1),
+        placeholder="The cat sat on the mat.\nWhere did the dog go?",
+        help=f"Limits: {LIMITS}. A pasted corpus is not kept in the link to this page.",
+    )
+    if not text.strip():
+        st.info(f"Paste sentences to see what every head does over them ({LIMITS}).")
+        return None
+    try:
+        return corpus_lines(text)
+    except InputError as err:
+        st.error(str(err))
+        return None
+
+
+def _kind(corpus) -> str:
+    """The attention kind to show: chosen where the model has more than one."""
+    if len(corpus.kinds) == 1:
+        return corpus.kinds[0]
+    return controls.kind_selector(st, ATLAS_KIND, list(corpus.kinds))
+
+
+def _roles(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
+    kind = _kind(corpus)
+    table = state.get_corpus_statistics(ctx.name, lines)
+    gold = [s for s in GOLD_STATISTICS if table[table["kind"] == kind][s.column].notna().any()]
+    described = {s.column: s for s in (*STATISTICS, *gold)}
+    offered = [s.column for s in (*STATISTICS, *gold) if not (s.positional and kind == "cross")]
+    rows = table[table["kind"] == kind][["layer", "head", "role", *offered]]
+    rows = rows.reset_index(drop=True)
+    st.markdown(ROLE_HELP)
+    controls.seed_layer(ATLAS_LAYER, corpus.n_layers)
+    controls.seed_head(ATLAS_HEAD, corpus.n_heads)
+    event = st.dataframe(
+        rows,
+        hide_index=True,
+        width="stretch",
+        height=320,
+        column_config={
+            column: st.column_config.NumberColumn(
+                described[column].label, help=described[column].explanation, format="%.3f"
+            )
+            for column in offered
+        },
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"atlas_table_{kind}",
+    )
+    if event.selection.rows:
+        row = event.selection.rows[0]
+        layer, head = int(rows["layer"].iloc[row]) - 1, int(rows["head"].iloc[row]) - 1
+        st.session_state[ATLAS_LAYER.name], st.session_state[ATLAS_HEAD.name] = layer, head
+        st.caption(
+            f"Chosen: layer {layer + 1}, head {head + 1}. Open **{VIEWS['head']}** above to see "
+            "its queries and keys."
+        )
+    st.download_button(
+        "Statistics of every head (CSV)",
+        table.to_csv(index=False),
+        file_name=f"head-atlas-{ctx.name}.csv",
+        mime="text/csv",
+        on_click="ignore",
+    )
+    ATLAS_STAT.seed(offered[0], valid=lambda v: v in offered)
+    column = st.selectbox(
+        "Statistic for the layer × head chart",
+        offered,
+        format_func=lambda c: described[c].label,
+        key=ATLAS_STAT.name,
+    )
+    longest = max(len(s.tokens[kind][1]) for s in corpus.sentences)
+    figure = statistic_grid(
+        table, kind, column, longest, ctx.presentation, statistic=described[column]
+    )
+    state.plot(figure, key="atlas_statistic_grid")
+    over = (
+        f"over the {sum(s.reference is not None for s in corpus.sentences)} sentences whose "
+        "gold links the corpus knows"
+        if column in GOLD_COLUMNS
+        else f"a mean over every query row of the {len(corpus.sentences)} sentences"
+    )
+    st.caption(f"Colour scale: {described[column].explanation}; {over}.")
+
+
+def _head(ctx: state.ViewContext, corpus) -> None:
+    kind, layer, head = controls.head_row(
+        corpus, keys=(ATLAS_KIND, ATLAS_LAYER, ATLAS_HEAD), head_choice="one"
+    )
+    ATLAS_COLOUR.seed("role", valid=lambda v: v in COLOUR_BY)
+    colour_by = st.radio(
+        "Colour by",
+        list(COLOUR_BY),
+        format_func=COLOUR_BY.get,
+        key=ATLAS_COLOUR.name,
+        horizontal=True,
+    )
+    st.markdown(PICTURE_HELP)
+    figure = head_scatter(corpus, kind, layer, head, colour_by, ctx.presentation)
+    state.plot(figure, key="atlas_head_scatter")
+
+
+def _matrix(ctx: state.ViewContext, corpus) -> None:
+    kind = _kind(corpus)
+    st.markdown(
+        f"Each small picture is one head (rows: layers, columns: heads), drawn as in "
+        f"**{VIEWS['head']}**, with the same {MATRIX_POINTS} queries and {MATRIX_POINTS} keys "
+        "of the corpus in every head. Heads that look alike work alike: curves ordered by "
+        "position are positional heads; keys gathered in one spot are a sink (a special token "
+        "or punctuation that takes the weight when there is nothing to attend to)."
+    )
+    state.plot(matrix_figure(corpus, kind, ctx.presentation), key="atlas_matrix")
+
+
+def render(ctx: state.ViewContext) -> None:
+    st.markdown(INTRO)
+    lines = _corpus(ctx)
+    if lines is None:
+        return
+    try:
+        corpus = state.get_corpus_run(ctx.name, lines)
+    except InputError as err:
+        st.error(str(err))
+        return
+    tokens = sum(len(s.tokens[corpus.kinds[0]][1]) for s in corpus.sentences)
+    forced = sum(s.reference is not None for s in corpus.sentences)
+    own = len(corpus.sentences) - forced
+    decoder = ""
+    if "cross" in corpus.kinds:
+        decoder = "; the decoder read " + " and ".join(
+            part
+            for count, part in (
+                (forced, f"the reference translation of {forced}"),
+                (own, f"its own greedy translation of {own}"),
+            )
+            if count
+        )
+    if ctx.loaded.model.config.is_encoder_decoder and "cross" not in corpus.kinds:
+        decoder = (
+            "; the encoder's heads alone: this model has no corpus of its own, so no "
+            "translation for its decoder to read (its own would be noise)"
+        )
+    st.caption(f"{len(corpus.sentences)} sentences, {tokens:,} tokens{decoder}.")
+    ATLAS_VIEW.seed("roles", valid=lambda v: v in VIEWS)
+    view = st.radio(
+        "View", list(VIEWS), format_func=VIEWS.get, key=ATLAS_VIEW.name, horizontal=True
+    )
+    if view == "roles":
+        _roles(ctx, corpus, lines)
+    elif view == "head":
+        _head(ctx, corpus)
+    else:
+        _matrix(ctx, corpus)

@@ -1,0 +1,305 @@
+"""The head atlas's figures and tables: every head's statistics over a corpus, one head's
+queries and keys in one picture, and all heads side by side (runtime/atlas.py runs the corpus
+and projects the points)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from runtime.atlas import CorpusRun, HeadMap, head_map
+
+from .stats import STATISTICS, Statistic, attention_statistics, visible_key_counts
+from .style import HEAD_COLORS, KIND_LABELS, apply_layout, fit_title, font_px, legend_below, safe
+
+QUERY_COLOR, KEY_COLOR = HEAD_COLORS[0], HEAD_COLORS[3]  # blue queries, orange keys
+POSITION_COLORSCALE = "Viridis"
+COLOUR_BY = {
+    "role": "query or key",
+    "position": "position in the sentence",
+}
+
+# Scored against what the corpus knows (the translator's built-in sentences): NaN elsewhere.
+GOLD_STATISTICS = (
+    Statistic(
+        "aer",
+        "AER against the gold alignment",
+        "1 − 2·|A∩G| / (|A| + |G|) with A each row's largest weight: 0 = every German token's "
+        "largest weight on an English token the gold alignment links it to, 1 = none",
+    ),
+    Statistic(
+        "antecedent_share",
+        "pronoun → antecedent",
+        "share of the corpus's pronouns whose row puts its largest weight on a token of the "
+        "noun phrase the pronoun stands for (gold coreference): 0 = none, 1 = all",
+    ),
+)
+ALIGNMENT_THRESHOLD = 0.5  # AER at most this: a head that aligns words
+ANTECEDENT_THRESHOLD = 0.4  # share at least this: a head that finds a pronoun's antecedent
+MIN_LINKS = 10  # ... over at least this many pronouns
+# A head's named role: the share it puts on one kind of key, where that share passes the
+# threshold over the whole corpus; else "broad" where its rows are near uniform.
+ROLE_SHARES = (
+    ("previous_share", "previous token"),
+    ("next_share", "next token"),
+    ("self_share", "the token itself"),
+    ("special_share", "special tokens"),
+    ("punctuation_share", "punctuation"),
+)
+ROLE_SHARE_THRESHOLD = 0.5
+BROAD_THRESHOLD = 0.85  # normalised entropy
+ROLE_HELP = (
+    f"A head is named by the kind of key it puts most of its weight on where that share, "
+    f"averaged over every query of the corpus, is at least {ROLE_SHARE_THRESHOLD:.0%}; where "
+    f"the corpus knows gold links, 'word alignment' for a cross-attention head with an AER of "
+    f"at most {ALIGNMENT_THRESHOLD} and 'pronoun → antecedent' for a head whose pronoun rows "
+    f"find the antecedent at least {ANTECEDENT_THRESHOLD:.0%} of the time (over at least "
+    f"{MIN_LINKS} pronouns); 'broad' where its "
+    f"rows are near uniform (normalised entropy at least {BROAD_THRESHOLD:.2f}); '—' where no "
+    f"statistic passes its threshold."
+)
+MATRIX_POINTS = 100  # queries and as many keys per head in the matrix view (a fixed sample)
+
+
+def _rows_counted(column: str, kind: str, n_queries: int, n_keys: int) -> int:
+    """How many query rows a sentence's mean of `column` averages (viz.stats's conventions)."""
+    if column in ("previous_share", "next_share"):
+        return max(n_queries - 1, 0)
+    if column == "entropy_normalised":
+        return int((visible_key_counts(kind, n_queries, n_keys) > 1).sum())
+    return n_queries
+
+
+def corpus_statistics(corpus: CorpusRun, special_tokens: Collection[str]) -> pd.DataFrame:
+    """viz.stats's statistics of every head, averaged over every query row of the corpus (each
+    sentence's mean weighted by its rows), and a named `role` per head (ROLE_HELP)."""
+    tables = []
+    for kind in corpus.kinds:
+        total: dict[str, np.ndarray] = {}
+        rows: dict[str, np.ndarray] = {}
+        for sentence in corpus.sentences:
+            query_tokens, key_tokens = sentence.tokens[kind]
+            table = attention_statistics(
+                sentence.attention[kind], kind, query_tokens, key_tokens, special_tokens
+            )
+            for s in STATISTICS:
+                values = table[s.column].to_numpy(dtype=np.float64)
+                count = _rows_counted(s.column, kind, len(query_tokens), len(key_tokens))
+                weight = np.where(np.isnan(values), 0.0, float(count))
+                total[s.column] = total.get(s.column, 0.0) + np.nan_to_num(values) * weight
+                rows[s.column] = rows.get(s.column, 0.0) + weight
+        columns = {
+            c: np.divide(total[c], rows[c], out=np.full_like(total[c], np.nan), where=rows[c] > 0)
+            for c in total
+        } | gold_scores(corpus, kind)
+        layer, head = np.meshgrid(
+            np.arange(corpus.n_layers), np.arange(corpus.n_heads), indexing="ij"
+        )
+        tables.append(
+            pd.DataFrame(
+                {"kind": kind, "layer": layer.ravel() + 1, "head": head.ravel() + 1}
+                | {c: values.ravel() for c, values in columns.items()}
+            )
+        )
+    table = pd.concat(tables, ignore_index=True)
+    table["role"] = [head_role(row) for _, row in table.iterrows()]
+    return table
+
+
+def gold_scores(corpus: CorpusRun, kind: str) -> dict[str, np.ndarray]:
+    """Per head [layer, head], over the sentences with a reference: the AER of the argmax link of
+    every cross-attention row the gold alignment covers (pooled, as model/evaluate.py's head
+    tables), and the share of gold pronouns whose row's argmax lies in the antecedent (encoder:
+    the English pronoun's row; cross: the row that writes the German pronoun)."""
+    shape = (corpus.n_layers, corpus.n_heads)
+    hits, links = np.zeros(shape), 0
+    aligned, predicted, gold = np.zeros(shape), 0, 0
+    for sentence in corpus.sentences:
+        reference = sentence.reference
+        if reference is None or kind == "decoder_self":
+            continue
+        argmax = np.asarray(sentence.attention[kind]).argmax(axis=-1)  # [layer, head, row]
+        if kind == "cross":
+            for row, sources in enumerate(reference.alignment):
+                if sources and row < argmax.shape[-1]:
+                    predicted += 1
+                    gold += len(sources)
+                    aligned += np.isin(argmax[..., row], sources)
+        for link in reference.coreference:
+            row = (link.target_pronoun if kind == "cross" else link.source_pronoun) or (None,)
+            if row[0] is None or row[0] >= argmax.shape[-1] or not link.source_antecedent:
+                continue
+            hits += np.isin(argmax[..., row[0]], link.source_antecedent)
+            links += 1
+    nan = np.full(shape, np.nan)
+    return {
+        "aer": 1 - 2 * aligned / (predicted + gold) if predicted else nan,
+        "antecedent_share": hits / links if links else nan,
+        "pronoun_links": np.full(shape, float(links)),
+    }
+
+
+def head_role(row: pd.Series) -> str:
+    """The named role of one row of `corpus_statistics` (ROLE_HELP)."""
+    shares = [(row[column], name) for column, name in ROLE_SHARES if row[column] >= 0]
+    passed = [(value, name) for value, name in shares if value >= ROLE_SHARE_THRESHOLD]
+    if passed:
+        return max(passed)[1]
+    if row["aer"] <= ALIGNMENT_THRESHOLD:
+        return "word alignment"
+    if row["antecedent_share"] >= ANTECEDENT_THRESHOLD and row["pronoun_links"] >= MIN_LINKS:
+        return "pronoun → antecedent"
+    if row["entropy_normalised"] >= BROAD_THRESHOLD:
+        return "broad"
+    return "—"
+
+
+def _context(tokens: tuple[str, ...], position: int, around: int = 6) -> str:
+    """The token at `position` bracketed among its neighbours, escaped for a hover label."""
+    start, end = max(0, position - around), min(len(tokens), position + around + 1)
+    words = [safe(t) for t in tokens[start:end]]
+    words[position - start] = f"⟦{words[position - start]}⟧"
+    return ("… " if start else "") + " ".join(words) + (" …" if end < len(tokens) else "")
+
+
+def _hover(corpus: CorpusRun, kind: str, origin: np.ndarray, side: int, what: str) -> list[str]:
+    labels = []
+    for sentence_index, position in origin:
+        tokens = corpus.sentences[sentence_index].tokens[kind][side]
+        labels.append(
+            f"{what} “{safe(tokens[position])}” · sentence {sentence_index + 1}, "
+            f"position {position + 1}<br>{_context(tokens, position)}"
+        )
+    return labels
+
+
+def head_scatter(
+    corpus: CorpusRun,
+    kind: str,
+    layer: int,
+    head: int,
+    colour_by: str = "role",
+    presentation: bool = False,
+    mapped: HeadMap | None = None,
+) -> go.Figure:
+    """Every query and key of one head over the corpus in one plane (normalised, then PCA):
+    queries as circles, keys as diamonds; coloured by query/key or by position."""
+    mapped = mapped or head_map(corpus, kind, layer, head)
+    points = mapped.points
+    longest = int(max(points.query_origin[:, 1].max(), points.key_origin[:, 1].max())) + 1
+    fig = go.Figure()
+    sides = (
+        ("queries", mapped.query_xy, points.query_origin, 0, QUERY_COLOR, "circle"),
+        ("keys", mapped.key_xy, points.key_origin, 1, KEY_COLOR, "diamond"),
+    )
+    size = 7 * (1.3 if presentation else 1.0)
+    for name, xy, origin, side, colour, symbol in sides:
+        marker: dict = {"size": size, "symbol": symbol, "opacity": 0.75}
+        if colour_by == "position":
+            marker |= {
+                "color": origin[:, 1] + 1,
+                "colorscale": POSITION_COLORSCALE,
+                "cmin": 1,
+                "cmax": longest,
+                "showscale": side == 0,
+                "colorbar": {"title": {"text": "position in the sentence"}},
+            }
+        else:
+            marker["color"] = colour
+        fig.add_trace(
+            go.Scattergl(
+                x=xy[:, 0],
+                y=xy[:, 1],
+                mode="markers",
+                name=f"{name} ({len(xy):,})",
+                marker=marker,
+                hovertext=_hover(corpus, kind, origin, side, name[:-1].replace("querie", "query")),
+                hoverinfo="text",
+                customdata=origin,
+            )
+        )
+    x_share, y_share = mapped.explained
+    title = (
+        f"{KIND_LABELS[kind]} · layer {layer + 1}, head {head + 1} · queries and keys of "
+        f"{len(corpus.sentences)} sentences (PCA)"
+    )
+    height = round(620 * (1.25 if presentation else 1.0))
+    apply_layout(
+        fig,
+        title,
+        presentation,
+        xaxis={"title": {"text": f"principal component 1 ({x_share:.0%} of the variance)"}},
+        yaxis={
+            "title": {"text": f"principal component 2 ({y_share:.0%})"},
+            "scaleanchor": "x",
+            "scaleratio": 1,
+        },
+        **legend_below(fig, presentation, plot_height=height, per_row=2),
+    )
+    return fit_title(fig, max_chars=60)
+
+
+def matrix_figure(corpus: CorpusRun, kind: str, presentation: bool = False) -> go.Figure:
+    """Every layer × head of one attention kind as a small query/key scatter (normalised, PCA;
+    MATRIX_POINTS of each side drawn per head, the same tokens in every head), so heads that
+    behave alike are seen at once."""
+    rows, cols = corpus.n_layers, corpus.n_heads
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        horizontal_spacing=0.008,
+        vertical_spacing=0.012,
+        row_titles=[f"L{layer + 1}" for layer in range(rows)],
+        column_titles=[f"H{head + 1}" for head in range(cols)],
+    )
+    rng = np.random.default_rng(0)
+    chosen: dict[int, np.ndarray] = {}
+    for layer in range(rows):
+        for head in range(cols):
+            mapped = head_map(corpus, kind, layer, head)
+            for side, xy, origin, colour, name in (
+                (0, mapped.query_xy, mapped.points.query_origin, QUERY_COLOR, "queries"),
+                (1, mapped.key_xy, mapped.points.key_origin, KEY_COLOR, "keys"),
+            ):
+                if side not in chosen:
+                    chosen[side] = np.sort(
+                        rng.choice(len(xy), min(MATRIX_POINTS, len(xy)), replace=False)
+                    )
+                pick = chosen[side]
+                what = "query" if side == 0 else "key"
+                labels = _hover(corpus, kind, origin[pick], side, what)
+                fig.add_trace(
+                    go.Scattergl(
+                        x=xy[pick, 0],
+                        y=xy[pick, 1],
+                        mode="markers",
+                        marker={"size": 3, "color": colour, "opacity": 0.7},
+                        name=name,
+                        legendgroup=name,
+                        showlegend=layer == 0 and head == 0,
+                        hovertext=[f"layer {layer + 1}, head {head + 1} · {t}" for t in labels],
+                        hoverinfo="text",
+                    ),
+                    row=layer + 1,
+                    col=head + 1,
+                )
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False)
+    font = font_px(presentation)
+    cell = 120 * (1.2 if presentation else 1.0)
+    title = (
+        f"{KIND_LABELS[kind]} · every layer and head · queries and keys of "
+        f"{len(corpus.sentences)} sentences (PCA of each head)"
+    )
+    apply_layout(
+        fig,
+        title,
+        presentation,
+        width=round(cols * cell + 4 * font),
+        **legend_below(fig, presentation, plot_height=round(rows * cell + 3 * font), per_row=2),
+    )
+    return fit_title(fig)
