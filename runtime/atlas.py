@@ -177,6 +177,19 @@ def run_corpus(
     )
 
 
+def point_origin(corpus: CorpusRun, kind: str, side: int, index: int) -> tuple[int, int] | None:
+    """(sentence index, position) of point `index` among the corpus's queries (side 0) or keys
+    (side 1) of `kind`, in the order `head_points` stacks them; None if there is no such point."""
+    if index < 0:
+        return None
+    for sentence_index, sentence in enumerate(corpus.sentences):
+        count = len(sentence.tokens[kind][side])
+        if index < count:
+            return sentence_index, index
+        index -= count
+    return None
+
+
 @dataclass(frozen=True)
 class HeadPoints:
     """One head's queries and keys over a corpus, each point with its sentence and position."""

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from runtime.atlas import LIMITS, MAX_LINE_CHARS, MAX_SENTENCES, built_in_corpus, corpus_lines
+from runtime.atlas import (
+    LIMITS,
+    MAX_LINE_CHARS,
+    MAX_SENTENCES,
+    built_in_corpus,
+    corpus_lines,
+    point_origin,
+)
 from runtime.trace import InputError
 from viz.atlas import (
     COLOUR_BY,
@@ -18,6 +25,7 @@ from viz.atlas import (
 from viz.stats import STATISTICS, statistic_grid
 
 from . import controls, state
+from .paper_tab import ATTENTION_TAB
 from .url import UrlKey
 
 TAB_LABEL = "Head atlas"
@@ -29,7 +37,8 @@ ATLAS_HEAD = UrlKey("atlas_head", int)
 ATLAS_STAT = UrlKey("atlas_stat")
 ATLAS_COLOUR = UrlKey("atlas_colour")
 GOLD_COLUMNS = {s.column for s in GOLD_STATISTICS}
-PASTED_KEY = "atlas_pasted"  # a pasted corpus is too long for a link: not in the URL
+PASTED_KEY = "atlas_pasted"
+SCATTER_KEY = "atlas_head_scatter"  # a pasted corpus is too long for a link: not in the URL
 
 CORPORA = {"built-in": "Built-in sentences", "pasted": "Paste your own"}
 VIEWS = {
@@ -176,7 +185,35 @@ def _head(ctx: state.ViewContext, corpus) -> None:
     )
     st.markdown(PICTURE_HELP)
     figure = head_scatter(corpus, kind, layer, head, colour_by, ctx.presentation)
-    state.plot(figure, key="atlas_head_scatter")
+    state.plot(
+        figure,
+        key=SCATTER_KEY,
+        on_select=lambda: _open_sentence(corpus, kind, layer, head),
+        selection_mode="points",
+    )
+    st.caption("Click a point to open its sentence on this head in the Attention tab.")
+
+
+def _open_sentence(corpus, kind: str, layer: int, head: int) -> None:
+    """A click on a point of the head's picture: its sentence becomes the page's text, shown on
+    this head in the Attention tab's heatmap (a callback: it runs before the page is drawn).
+    Trace 0 of the picture holds the queries and trace 1 the keys, each in corpus order."""
+    event = st.session_state.get(SCATTER_KEY)
+    points = event.selection.points if event is not None else []
+    if not points:
+        return
+    side, index = points[0].get("curve_number"), points[0].get("point_index")
+    if side not in (0, 1) or not isinstance(index, int):
+        return
+    origin = point_origin(corpus, kind, side, index)
+    if origin is None:
+        return
+    sentence_index = origin[0]
+    st.session_state["text"] = corpus.sentences[sentence_index].text
+    st.session_state["tab"] = ATTENTION_TAB
+    st.session_state["view"] = "heatmap"
+    st.session_state["kind"] = kind
+    st.session_state["layer"], st.session_state["head"] = layer, head
 
 
 def _matrix(ctx: state.ViewContext, corpus) -> None:

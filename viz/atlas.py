@@ -187,7 +187,8 @@ def head_scatter(
     mapped: HeadMap | None = None,
 ) -> go.Figure:
     """Every query and key of one head over the corpus in one plane (normalised, then PCA):
-    queries as circles, keys as diamonds; coloured by query/key or by position."""
+    queries as circles, keys as diamonds; coloured by query/key or by position. Trace 0 holds
+    the queries and trace 1 the keys, in `head_points` order (runtime.atlas.point_origin)."""
     mapped = mapped or head_map(corpus, kind, layer, head)
     points = mapped.points
     longest = int(max(points.query_origin[:, 1].max(), points.key_origin[:, 1].max())) + 1
@@ -211,7 +212,8 @@ def head_scatter(
         else:
             marker["color"] = colour
         fig.add_trace(
-            go.Scattergl(
+            # SVG, not WebGL: a click on a point must reach the page on every browser
+            go.Scatter(
                 x=xy[:, 0],
                 y=xy[:, 1],
                 mode="markers",
@@ -219,7 +221,6 @@ def head_scatter(
                 marker=marker,
                 hovertext=_hover(corpus, kind, origin, side, name[:-1].replace("querie", "query")),
                 hoverinfo="text",
-                customdata=origin,
             )
         )
     x_share, y_share = mapped.explained

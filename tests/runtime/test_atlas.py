@@ -153,3 +153,12 @@ def test_an_untrained_encoder_decoder_shows_its_encoder_alone(untrained):
     corpus = atlas.run_corpus(untrained, SENTENCES[:2])
     assert corpus.kinds == ("encoder_self",)
     assert all(tuple(s.attention) == ("encoder_self",) for s in corpus.sentences)
+
+
+def test_a_point_of_a_head_picture_leads_back_to_its_sentence_and_position(corpus):
+    points = atlas.head_points(corpus, "encoder_self", 0, 0)
+    for side, origin in ((0, points.query_origin), (1, points.key_origin)):
+        for index in (0, 5, len(origin) - 1):
+            assert atlas.point_origin(corpus, "encoder_self", side, index) == tuple(origin[index])
+        assert atlas.point_origin(corpus, "encoder_self", side, len(origin)) is None
+        assert atlas.point_origin(corpus, "encoder_self", side, -1) is None
