@@ -25,6 +25,7 @@ import streamlit as st
 from runtime.registry import MODELS
 from viz.style import KIND_LABELS
 
+from .atlas_tab import TAB_LABEL as ATLAS_TAB
 from .attention_tab import VIEWS
 from .attribution_tab import TAB_LABEL as ATTRIBUTION_TAB
 from .paper_tab import ATTENTION_TAB, POSITIONAL_TAB, SCALING_TAB
@@ -40,6 +41,7 @@ SCENES_FILE = Path(__file__).with_name("scenes.toml")
 TAB_LABELS = (
     ATTENTION_TAB,
     "Heads & rollout",
+    ATLAS_TAB,
     "Ablation",
     "Compare",
     ATTRIBUTION_TAB,

@@ -54,13 +54,13 @@ ROLE_SHARE_THRESHOLD = 0.5
 BROAD_THRESHOLD = 0.85  # normalised entropy
 ROLE_HELP = (
     f"A head is named by the kind of key it puts most of its weight on where that share, "
-    f"averaged over every query of the corpus, is at least {ROLE_SHARE_THRESHOLD:.0%}; where "
-    f"the corpus knows gold links, 'word alignment' for a cross-attention head with an AER of "
-    f"at most {ALIGNMENT_THRESHOLD} and 'pronoun → antecedent' for a head whose pronoun rows "
-    f"find the antecedent at least {ANTECEDENT_THRESHOLD:.0%} of the time (over at least "
-    f"{MIN_LINKS} pronouns); 'broad' where its "
-    f"rows are near uniform (normalised entropy at least {BROAD_THRESHOLD:.2f}); '—' where no "
-    f"statistic passes its threshold."
+    f"averaged over every query of the corpus, is at least {ROLE_SHARE_THRESHOLD:.0%}; else "
+    f"'broad' where its rows are near uniform (normalised entropy at least {BROAD_THRESHOLD:.2f}: "
+    f"a row's largest weight is then chance); else, where the corpus knows gold links, 'word "
+    f"alignment' for a cross-attention head with an AER of at most {ALIGNMENT_THRESHOLD} and "
+    f"'pronoun → antecedent' for a head whose pronoun rows find the antecedent at least "
+    f"{ANTECEDENT_THRESHOLD:.0%} of the time (over at least {MIN_LINKS} pronouns); '—' where "
+    f"no statistic passes its threshold."
 )
 MATRIX_POINTS = 100  # queries and as many keys per head in the matrix view (a fixed sample)
 
@@ -149,12 +149,13 @@ def head_role(row: pd.Series) -> str:
     passed = [(value, name) for value, name in shares if value >= ROLE_SHARE_THRESHOLD]
     if passed:
         return max(passed)[1]
+    # a near-uniform row's largest weight is chance: such a head is broad, whatever it hits
+    if row["entropy_normalised"] >= BROAD_THRESHOLD:
+        return "broad"
     if row["aer"] <= ALIGNMENT_THRESHOLD:
         return "word alignment"
     if row["antecedent_share"] >= ANTECEDENT_THRESHOLD and row["pronoun_links"] >= MIN_LINKS:
         return "pronoun → antecedent"
-    if row["entropy_normalised"] >= BROAD_THRESHOLD:
-        return "broad"
     return "—"
 
 

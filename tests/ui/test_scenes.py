@@ -15,11 +15,13 @@ from streamlit.testing.v1 import AppTest
 import ui
 from model.transformer import RunSettings
 from runtime import registry
+from runtime.atlas import built_in_corpus, run_corpus
 from runtime.attribution import METHODS, attribute
 from runtime.registry import MODELS, ModelUnavailable
 from runtime.trace import run
 from ui import scenes, state
 from ui.scenes import Scene, SceneError, apply_scene, fit_problems, neighbours, parse_scenes
+from viz.atlas import corpus_statistics
 from viz.attribution import aer_table, attention_panels, row_normalised
 from viz.decoding import gold_alignment
 
@@ -187,6 +189,27 @@ def test_the_attribution_scene_quotes_what_the_methods_say_about_sie(translator)
     assert f"AER {table.iloc[0]['AER']:.2f}" in scene.note
     best_attention = table[~table["method"].isin(METHODS.values())]["AER"].min()
     assert f"{best_attention:.2f} at best" in scene.note
+
+
+def test_the_atlas_scene_quotes_minilms_heads_over_the_built_in_corpus(minilm):
+    """The figures of the head-atlas note, from the statistics the tab computes."""
+    (scene,) = [s for s in scenes.load_scenes() if s.tab == "Head atlas"]
+    corpus = run_corpus(minilm, built_in_corpus(minilm))
+    table = corpus_statistics(corpus, minilm.special_tokens)
+    tokens = sum(len(s.tokens["encoder_self"][0]) for s in corpus.sentences)
+    assert f"Not one sentence but {len(corpus.sentences)} ({tokens:,} tokens)" in scene.note
+    previous = table.sort_values("previous_share").iloc[-1]
+    following = table.sort_values("next_share").iloc[-1]
+    assert (
+        f"layer {previous['layer']} head {previous['head']} puts {previous.previous_share:.2f}"
+        in (scene.note)
+    )
+    assert (
+        f"layer {following['layer']} head {following['head']} puts {following.next_share:.2f}"
+        in (scene.note)
+    )
+    sinks = int((table["role"] == "special tokens").sum())
+    assert f"{sinks} of the {len(table)} heads put most of theirs on [CLS] and [SEP]" in scene.note
 
 
 def test_no_head_moves_it_onto_the_street(minilm):

@@ -94,6 +94,7 @@ def test_aer_and_antecedent_hits_against_hand_made_gold_links():
         ({"punctuation_share": 0.49, "entropy_normalised": 0.9}, "broad"),
         ({"antecedent_share": 0.45, "pronoun_links": 40}, "pronoun → antecedent"),
         ({"antecedent_share": 0.45, "pronoun_links": 9}, "—"),
+        ({"antecedent_share": 0.9, "pronoun_links": 40, "entropy_normalised": 0.99}, "broad"),
         ({"aer": 0.5}, "word alignment"),
         ({"aer": 0.51, "entropy_normalised": 0.5}, "—"),
     ],
