@@ -40,6 +40,7 @@ MEASUREMENTS = (
     "scaling",
     "app",
     "attribution",
+    "atlas",
     "floor",
 )
 README_BEGIN = "<!-- bench:begin (written by `python -m bench.run --readme`) -->"
@@ -146,6 +147,11 @@ def measure(only: set[str], plan: dict, threads: int) -> dict:
 
         log("8. gradient attributions of a translation")
         results["attribution"] = attribution.attribution(plan["repeats"])
+    if "atlas" in only:
+        from bench import atlas
+
+        log("9. the head atlas over the built-in corpus")
+        results["atlas"] = atlas.atlas(max(3, plan["repeats"] // 3))
     return results
 
 

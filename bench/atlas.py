@@ -1,0 +1,41 @@
+"""Measurement 9: the head atlas (runtime/atlas.py, viz/atlas.py), the times its tab waits for:
+the built-in corpus of 200 sentences through MiniLM (72 heads) and through the translator (144
+heads) with every statistic of every head; one head's normalisation and PCA; the matrix of every
+head by PCA. Interleaved, so a slow spell of the shared machine hits every step alike.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from runtime import registry
+from runtime.atlas import built_in_corpus, head_map, run_corpus
+from viz.atlas import corpus_statistics, matrix_figure
+
+from .timing import interleaved
+
+MODELS = ("minilm-l6", "en-de")  # 72 and 144 heads; the targets are in bench/report.py
+
+
+def atlas(repeats: int) -> dict:
+    return {name: one_model(name, repeats) for name in MODELS}
+
+
+def one_model(name: str, repeats: int) -> dict:
+    loaded = registry.load(name, torch.device("cpu"))
+    lines = built_in_corpus(loaded)
+    corpus = run_corpus(loaded, lines)
+    kind = corpus.kinds[0]
+    calls = {
+        "corpus and every statistic": lambda: corpus_statistics(
+            run_corpus(loaded, lines), loaded.special_tokens
+        ),
+        "one head's PCA": lambda: head_map(corpus, kind, 1, 2),
+        "matrix view by PCA": lambda: matrix_figure(corpus, kind),
+    }
+    return {
+        "sentences": len(lines),
+        "tokens": corpus.n_tokens(kind),
+        "heads": len(corpus.kinds) * corpus.n_layers * corpus.n_heads,
+        "stats": interleaved(calls, repeats=repeats),
+    }
