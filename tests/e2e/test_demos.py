@@ -5,7 +5,7 @@ screen the class then sees is saved to docs/screenshots/demo-*.png for the READM
 (a) a pronoun and its antecedent, (b) German verb-final alignment, (c) the softmax with and
 without 1/√d_k on the trained model, (d) PE(pos+k) as a linear map of PE(pos), (e) two sentences
 side by side, (f) a figure into slides, (g) the translator's pronoun, tired or wide, side by side
-on its best coreference head.
+on its best coreference head, (h) attention beside gradients, (i) the head atlas over a corpus.
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ SCENE_DEMOS = {
     "e-side-by-side": ("Two sentences side by side: tired or wide", "text B"),
     "g-translator-pronoun": ("The translator's pronoun: tired or wide", "text B"),
     "h-attention-vs-gradients": ("Which English word made 'sie'?", "integrated gradients"),
+    "i-head-atlas": (
+        "The head atlas: a head that always reads the previous word",
+        "share on the previous token",
+    ),
 }
 
 
