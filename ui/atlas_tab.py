@@ -111,7 +111,7 @@ def _kind(corpus) -> str:
 
 def _roles(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
     kind = _kind(corpus)
-    table = state.get_corpus_statistics(ctx.name, lines)
+    table = state.get_corpus_statistics(ctx.name, lines, corpus)
     gold = [s for s in GOLD_STATISTICS if table[table["kind"] == kind][s.column].notna().any()]
     described = {s.column: s for s in (*STATISTICS, *gold)}
     offered = [s.column for s in (*STATISTICS, *gold) if not (s.positional and kind == "cross")]

@@ -58,7 +58,7 @@ TRACE_CACHE_BYTES = int(os.environ.get("ATLAS_TRACE_CACHE_MIB", 1024)) << 20
 
 
 @st.cache_resource
-def _trace_cache() -> TraceCache:
+def _trace_cache() -> TraceCache[Trace]:
     """One cache per server process, shared by every session (read-only Traces)."""
     return TraceCache(TRACE_CACHE_BYTES)
 
@@ -114,18 +114,43 @@ def get_similarity_attributions(
     )
 
 
-# A corpus run holds every sentence's weights, queries and keys: about 0.3 MB a translator
-# sentence, so a few corpora of up to MAX_SENTENCES lines each, shared by every session.
-@st.cache_resource(max_entries=4, show_spinner="Running the corpus through the model (once)…")
+# The head atlas's corpus runs (every sentence's weights, queries and keys: about 0.3 MB a
+# translator sentence), shared by every session and bounded by bytes like the Traces.
+CORPUS_CACHE_BYTES = int(os.environ.get("ATLAS_CORPUS_CACHE_MIB", 512)) << 20
+
+
+@st.cache_resource
+def _corpus_cache() -> TraceCache[atlas.CorpusRun]:
+    return TraceCache(CORPUS_CACHE_BYTES)
+
+
 def get_corpus_run(name: str, lines: tuple[str, ...]) -> atlas.CorpusRun:
-    """The head atlas's run of `lines` through `name` (read-only, shared by every session)."""
-    return atlas.run_corpus(get_model(name), lines)
+    """The head atlas's run of `lines` through `name`, once per server (read-only, shared),
+    with a progress bar while it runs."""
+
+    def make() -> atlas.CorpusRun:
+        bar = st.progress(0.0, text="Running the corpus through the model (once per server)…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(
+                done / total, text=f"Running sentence {done} of {total} (once per server)…"
+            )
+
+        try:
+            return atlas.run_corpus(get_model(name), lines, progress)
+        finally:
+            bar.empty()
+
+    return _corpus_cache().get((name, lines), make)
 
 
-@st.cache_data(max_entries=8, show_spinner="Averaging every head over the corpus…")
-def get_corpus_statistics(name: str, lines: tuple[str, ...]) -> pd.DataFrame:
-    """The statistics of every head over the corpus, with their roles (viz.atlas)."""
-    return corpus_statistics(get_corpus_run(name, lines), get_model(name).special_tokens)
+@st.cache_data(max_entries=16, show_spinner="Averaging every head over the corpus…")
+def get_corpus_statistics(
+    name: str, lines: tuple[str, ...], _corpus: atlas.CorpusRun
+) -> pd.DataFrame:
+    """The statistics of every head over the corpus run of `lines` through `name`, with their
+    roles (viz.atlas); the run itself is the key's (name, lines), not hashed."""
+    return corpus_statistics(_corpus, get_model(name).special_tokens)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

@@ -1,4 +1,5 @@
-"""The server's Traces, shared by every session and bounded by bytes, not by count.
+"""The server's Traces (and the head atlas's corpus runs), shared by every session and bounded by
+bytes, not by count.
 
 A Trace's size grows with the square of the text's length (a 512-token MiniLM Trace holds about
 86 MiB, an 8-token one a few hundred KiB), so a cache bounded by entries is either small or
@@ -11,14 +12,21 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from typing import Generic, Protocol, TypeVar
 
-from runtime.trace import Trace
+
+class Measured(Protocol):
+    @property
+    def nbytes(self) -> int: ...
 
 
-class TraceCache:
+T = TypeVar("T", bound=Measured)
+
+
+class TraceCache(Generic[T]):
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
-        self._traces: OrderedDict[Hashable, Trace] = OrderedDict()
+        self._traces: OrderedDict[Hashable, T] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()  # Streamlit runs each session in its own thread
 
@@ -29,7 +37,7 @@ class TraceCache:
     def __len__(self) -> int:
         return len(self._traces)
 
-    def get(self, key: Hashable, make: Callable[[], Trace]) -> Trace:
+    def get(self, key: Hashable, make: Callable[[], T]) -> T:
         """The Trace cached under `key`, else `make()`'s, cached. Two sessions asking for the
         same new key at once may both run the model; the first result is kept."""
         with self._lock:
