@@ -171,18 +171,22 @@ def _roles(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
     st.caption(f"Colour scale: {described[column].explanation}; {over}.")
 
 
-def _head(ctx: state.ViewContext, corpus) -> None:
-    kind, layer, head = controls.head_row(
-        corpus, keys=(ATLAS_KIND, ATLAS_LAYER, ATLAS_HEAD), head_choice="one"
-    )
+def _colour_by() -> str:
     ATLAS_COLOUR.seed("role", valid=lambda v: v in COLOUR_BY)
-    colour_by = st.radio(
+    return st.radio(
         "Colour by",
         list(COLOUR_BY),
         format_func=COLOUR_BY.get,
         key=ATLAS_COLOUR.name,
         horizontal=True,
     )
+
+
+def _head(ctx: state.ViewContext, corpus) -> None:
+    kind, layer, head = controls.head_row(
+        corpus, keys=(ATLAS_KIND, ATLAS_LAYER, ATLAS_HEAD), head_choice="one"
+    )
+    colour_by = _colour_by()
     st.markdown(PICTURE_HELP)
     figure = head_scatter(corpus, kind, layer, head, colour_by, ctx.presentation)
     state.plot(
@@ -221,11 +225,13 @@ def _matrix(ctx: state.ViewContext, corpus) -> None:
     st.markdown(
         f"Each small picture is one head (rows: layers, columns: heads), drawn as in "
         f"**{VIEWS['head']}**, with the same {MATRIX_POINTS} queries and {MATRIX_POINTS} keys "
-        "of the corpus in every head. Heads that look alike work alike: curves ordered by "
-        "position are positional heads; keys gathered in one spot are a sink (a special token "
-        "or punctuation that takes the weight when there is nothing to attend to)."
+        "of the corpus in every head. Heads that look alike work alike: coloured by position, "
+        "rings and curves ordered by position are positional heads; keys gathered in one spot "
+        "are a sink (a special token or punctuation that takes the weight when there is "
+        "nothing to attend to)."
     )
-    state.plot(matrix_figure(corpus, kind, ctx.presentation), key="atlas_matrix")
+    colour_by = _colour_by()
+    state.plot(matrix_figure(corpus, kind, ctx.presentation, colour_by), key="atlas_matrix")
 
 
 def render(ctx: state.ViewContext) -> None:

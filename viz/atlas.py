@@ -245,10 +245,12 @@ def head_scatter(
     return fit_title(fig, max_chars=60)
 
 
-def matrix_figure(corpus: CorpusRun, kind: str, presentation: bool = False) -> go.Figure:
+def matrix_figure(
+    corpus: CorpusRun, kind: str, presentation: bool = False, colour_by: str = "role"
+) -> go.Figure:
     """Every layer × head of one attention kind as a small query/key scatter (normalised, PCA;
     MATRIX_POINTS of each side drawn per head, the same tokens in every head), so heads that
-    behave alike are seen at once."""
+    behave alike are seen at once; coloured by query/key or by position."""
     rows, cols = corpus.n_layers, corpus.n_heads
     fig = make_subplots(
         rows=rows,
@@ -260,6 +262,7 @@ def matrix_figure(corpus: CorpusRun, kind: str, presentation: bool = False) -> g
     )
     rng = np.random.default_rng(0)
     chosen: dict[int, np.ndarray] = {}
+    longest = max(len(s.tokens[kind][side]) for s in corpus.sentences for side in (0, 1))
     for layer in range(rows):
         for head in range(cols):
             mapped = head_map(corpus, kind, layer, head)
@@ -274,12 +277,24 @@ def matrix_figure(corpus: CorpusRun, kind: str, presentation: bool = False) -> g
                 pick = chosen[side]
                 what = "query" if side == 0 else "key"
                 labels = _hover(corpus, kind, origin[pick], side, what)
+                marker: dict = {"size": 3, "color": colour, "opacity": 0.7}
+                if colour_by == "position":
+                    first = layer == 0 and head == 0 and side == 0
+                    marker |= {
+                        "color": origin[pick, 1] + 1,
+                        "colorscale": POSITION_COLORSCALE,
+                        "cmin": 1,
+                        "cmax": longest,
+                        "showscale": first,
+                        "colorbar": {"title": {"text": "position in the sentence"}},
+                        "symbol": "circle" if side == 0 else "diamond",
+                    }
                 fig.add_trace(
                     go.Scattergl(
                         x=xy[pick, 0],
                         y=xy[pick, 1],
                         mode="markers",
-                        marker={"size": 3, "color": colour, "opacity": 0.7},
+                        marker=marker,
                         name=name,
                         legendgroup=name,
                         showlegend=layer == 0 and head == 0,

@@ -196,7 +196,7 @@ SCREENS = [
         "en-de",
         "Head atlas",
         {"atlas_view": "matrix"},
-        {"atlas_corpus": "built-in", "atlas_kind": "decoder_self"},
+        {"atlas_corpus": "built-in", "atlas_kind": "decoder_self", "atlas_colour": "position"},
     ),
     ("minilm-l6", "Head atlas", {}, {"atlas_corpus": "pasted"}),
     (

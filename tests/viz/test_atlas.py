@@ -143,3 +143,6 @@ def test_the_matrix_draws_one_small_scatter_per_head():
     assert len(figure.data) == 2 * 2 * 3  # queries and keys of each of 6 heads
     assert {trace.xaxis for trace in figure.data} == {"x"} | {f"x{i}" for i in range(2, 7)}
     assert sum(trace.showlegend for trace in figure.data) == 2
+    by_position = matrix_figure(corpus, "encoder_self", colour_by="position")
+    assert list(by_position.data[0].marker.color) == [1, 2, 1, 2]  # positions, from 1
+    assert sum(bool(t.marker.showscale) for t in by_position.data) == 1  # one colour bar
