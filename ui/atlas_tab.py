@@ -150,13 +150,7 @@ def _roles(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
         mime="text/csv",
         on_click="ignore",
     )
-    ATLAS_STAT.seed(offered[0], valid=lambda v: v in offered)
-    column = st.selectbox(
-        "Statistic for the layer × head chart",
-        offered,
-        format_func=lambda c: described[c].label,
-        key=ATLAS_STAT.name,
-    )
+    column = controls.statistic_selector(st, ATLAS_STAT, offered, lambda c: described[c].label)
     longest = max(len(s.tokens[kind][1]) for s in corpus.sentences)
     figure = statistic_grid(
         table, kind, column, longest, ctx.presentation, statistic=described[column]

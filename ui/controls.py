@@ -96,3 +96,11 @@ def head_row(
             next(columns), head_key, trace.n_heads, mean=head_choice == "one_or_mean"
         )
     return kind, layer, head
+
+
+def statistic_selector(where, key: UrlKey, offered: list[str], label_of) -> str:
+    """A select box of the statistics (table columns) a layer × head chart can show."""
+    key.seed(offered[0], valid=lambda v: v in offered)
+    return where.selectbox(
+        "Statistic for the layer × head chart", offered, format_func=label_of, key=key.name
+    )

@@ -81,13 +81,7 @@ def _statistics_section(ctx: state.ViewContext) -> None:
     layer, head = int(rows["layer"].iloc[row]) - 1, int(rows["head"].iloc[row]) - 1
     st.session_state[STATS_LAYER.name], st.session_state[STATS_HEAD.name] = layer, head
     st.caption(f"The chosen row: layer {layer + 1}, head {head + 1}. {CHOSEN_HEAD_HELP}")
-    STAT.seed(offered[0], valid=lambda v: v in offered)
-    column = st.selectbox(
-        "Statistic for the layer × head chart",
-        offered,
-        format_func=lambda c: STATISTIC_BY_COLUMN[c].label,
-        key=STAT.name,
-    )
+    column = controls.statistic_selector(st, STAT, offered, lambda c: STATISTIC_BY_COLUMN[c].label)
     n_keys = len(trace.axis_tokens(kind)[1])
     state.plot_row(
         [
