@@ -225,7 +225,10 @@ def _matrix(ctx: state.ViewContext, corpus) -> None:
         "nothing to attend to)."
     )
     colour_by = _colour_by()
-    state.plot(matrix_figure(corpus, kind, ctx.presentation, colour_by), key="atlas_matrix")
+    figure = matrix_figure(
+        corpus, kind, ctx.presentation, colour_by, state.main_width_px(ctx.presentation)
+    )
+    state.plot(figure, key="atlas_matrix")
 
 
 def render(ctx: state.ViewContext) -> None:

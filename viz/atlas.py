@@ -208,7 +208,7 @@ def head_scatter(
                 "cmin": 1,
                 "cmax": longest,
                 "showscale": side == 0,
-                "colorbar": {"title": {"text": "position in the sentence"}},
+                "colorbar": {"title": {"text": "position in the sentence", "side": "right"}},
             }
         else:
             marker["color"] = colour
@@ -246,7 +246,11 @@ def head_scatter(
 
 
 def matrix_figure(
-    corpus: CorpusRun, kind: str, presentation: bool = False, colour_by: str = "role"
+    corpus: CorpusRun,
+    kind: str,
+    presentation: bool = False,
+    colour_by: str = "role",
+    width: int = 820,
 ) -> go.Figure:
     """Every layer × head of one attention kind as a small query/key scatter (normalised, PCA;
     MATRIX_POINTS of each side drawn per head, the same tokens in every head), so heads that
@@ -286,7 +290,10 @@ def matrix_figure(
                         "cmin": 1,
                         "cmax": longest,
                         "showscale": first,
-                        "colorbar": {"title": {"text": "position in the sentence"}},
+                        "colorbar": {
+                            "title": {"text": "position in the sentence", "side": "right"},
+                            "x": 1 + 2.2 * font_px(presentation) / width,  # past the row labels
+                        },
                         "symbol": "circle" if side == 0 else "diamond",
                     }
                 fig.add_trace(
@@ -306,17 +313,22 @@ def matrix_figure(
                 )
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False)
+    # square small plots across `width` (the page's), room left for the labels and colour bar
     font = font_px(presentation)
-    cell = 120 * (1.2 if presentation else 1.0)
+    right = 8 * font if colour_by == "position" else 2 * font
+    cell = (width - right - 2 * font) / cols
     title = (
         f"{KIND_LABELS[kind]} · every layer and head · queries and keys of "
         f"{len(corpus.sentences)} sentences (PCA of each head)"
     )
+    layout = legend_below(fig, presentation, plot_height=round(rows * cell + 3 * font), per_row=2)
+    layout["legend"]["itemsizing"] = "constant"  # the small plots' dots are too small to read
     apply_layout(
         fig,
         title,
         presentation,
-        width=round(cols * cell + 4 * font),
-        **legend_below(fig, presentation, plot_height=round(rows * cell + 3 * font), per_row=2),
+        width=width,
+        margin={"l": round(font), "r": round(right), "b": layout.pop("margin")["b"]},
+        **layout,
     )
     return fit_title(fig)
