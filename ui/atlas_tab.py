@@ -120,7 +120,19 @@ def _roles(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
     st.markdown(ROLE_HELP)
     controls.seed_layer(ATLAS_LAYER, corpus.n_layers)
     controls.seed_head(ATLAS_HEAD, corpus.n_heads)
-    event = st.dataframe(
+    table_key = f"atlas_table_{kind}"
+
+    def open_head() -> None:
+        """A click on a row opens that head's picture (a callback: before the page is drawn)."""
+        chosen = st.session_state[table_key].selection.rows
+        if chosen:
+            row = rows.iloc[chosen[0]]
+            st.session_state[ATLAS_LAYER.name] = int(row["layer"]) - 1
+            st.session_state[ATLAS_HEAD.name] = int(row["head"]) - 1
+            st.session_state[ATLAS_VIEW.name] = "head"
+
+    st.caption(f"Click a row to open that head in **{VIEWS['head']}**; a column header sorts.")
+    st.dataframe(
         rows,
         hide_index=True,
         width="stretch",
@@ -131,18 +143,10 @@ def _roles(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
             )
             for column in offered
         },
-        on_select="rerun",
+        on_select=open_head,
         selection_mode="single-row",
-        key=f"atlas_table_{kind}",
+        key=table_key,
     )
-    if event.selection.rows:
-        row = event.selection.rows[0]
-        layer, head = int(rows["layer"].iloc[row]) - 1, int(rows["head"].iloc[row]) - 1
-        st.session_state[ATLAS_LAYER.name], st.session_state[ATLAS_HEAD.name] = layer, head
-        st.caption(
-            f"Chosen: layer {layer + 1}, head {head + 1}. Open **{VIEWS['head']}** above to see "
-            "its queries and keys."
-        )
     st.download_button(
         "Statistics of every head (CSV)",
         table.to_csv(index=False),

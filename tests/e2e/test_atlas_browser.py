@@ -1,6 +1,7 @@
-"""The head atlas in the real app and Chromium: opened from its tab on MiniLM, a head switched
-with the Head selector, and a click on one point of the head's picture opens that point's
-sentence on the same head in the Attention tab's heatmap.
+"""The head atlas in the real app and Chromium: opened from its tab on MiniLM, a row of the
+roles table opens its head's picture, a head switched with the Head selector, and a click on
+one point of the head's picture opens that point's sentence on the same head in the Attention
+tab's heatmap.
 
 Streamlit's AppTest cannot click a Plotly chart, so this runs in the browser.
 """
@@ -18,6 +19,27 @@ from runtime.atlas import built_in_corpus
 pytestmark = pytest.mark.browser
 
 VIEWPORT = {"width": 1280, "height": 800}
+TABLE = '[data-testid="stDataFrame"]'
+ROW_PX = 35  # the height of a row (and of the header) of Streamlit's data grid
+
+
+def test_a_row_of_the_roles_table_opens_its_head(server, browser):
+    context = browser.new_context(viewport=VIEWPORT)
+    page, watch = harness.watched_page(context)
+    try:
+        page.goto(f"{server.url}/?{urlencode({'model': 'minilm-l6', 'tab': 'Head atlas'})}")
+        harness.wait_drawn(page)
+        row = 2  # layer 1, head 3: the table lists heads in order
+        page.locator(ACTIVE_PANEL).locator(TABLE).first.click(
+            position={"x": 12, "y": ROW_PX * (row + 1) + ROW_PX / 2}
+        )
+        harness.wait_for_title(page, "layer 1, head 3")
+        harness.wait_idle(page)  # the URL is written at the end of the run
+        page.wait_for_function("() => location.search.includes('atlas_view=head')")
+        assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
+        assert watch.problems() == []
+    finally:
+        context.close()
 
 
 def test_switch_a_head_then_click_a_point_into_the_attention_tab(server, browser):
