@@ -234,7 +234,11 @@ def head_scatter(
         fig,
         title,
         presentation,
-        xaxis={"title": {"text": f"principal component 1 ({x_share:.0%} of the variance)"}},
+        xaxis={
+            "title": {"text": f"principal component 1 ({x_share:.0%} of the variance)"},
+            # below half a label's height: the lowest y label may sit in the corner
+            "ticklabelstandoff": round(0.6 * font_px(presentation)),
+        },
         yaxis={
             "title": {"text": f"principal component 2 ({y_share:.0%})"},
             "scaleanchor": "x",
