@@ -138,10 +138,13 @@ def _roles(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
         width="stretch",
         height=320,
         column_config={
-            column: st.column_config.NumberColumn(
-                described[column].label, help=described[column].explanation, format="%.3f"
-            )
-            for column in offered
+            "role": st.column_config.TextColumn("role", width="medium", help=ROLE_HELP),
+            **{
+                column: st.column_config.NumberColumn(
+                    described[column].label, help=described[column].explanation, format="%.3f"
+                )
+                for column in offered
+            },
         },
         on_select=open_head,
         selection_mode="single-row",
