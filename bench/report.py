@@ -10,6 +10,7 @@ ATLAS_TARGETS = {
     "corpus and every statistic": 5.0,
     "one head's PCA": 0.2,
     "matrix view by PCA": 3.0,
+    "one head's t-SNE (≤ 5,000 points)": 10.0,
 }
 
 
@@ -457,8 +458,10 @@ def atlas_section(result: dict) -> str:
             "### 9. The head atlas over the built-in corpus (Head atlas tab)",
             "",
             "The corpus run through the model with every statistic of every head (what the tab "
-            "waits for once per server and corpus), one head's normalisation and PCA, and the "
-            "matrix of every head of one kind by PCA.",
+            "waits for once per server and corpus), one head's normalisation and PCA, its t-SNE "
+            "(openTSNE, one thread, whole sentences up to 5,000 queries and keys: "
+            + ", ".join(f"{r['tsne_points']:,} points for {m}" for m, r in result.items())
+            + "), and the matrix of every head of one kind by PCA.",
             "",
             table(["model", "corpus", "step", "seconds, median (min–max)"], rows),
         ]

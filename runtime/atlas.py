@@ -11,6 +11,10 @@ Eq. (1) scores a query q against a key k as q·k/√d_k, and each query row goes
   unchanged, so the keys are moved to share the queries' mean;
 - scaling queries by c and keys by 1/c leaves every product q·k as it is, so c is chosen to give
   queries and keys the same mean norm.
+
+The 2-D picture is PCA (instant, axes with a meaning: the directions of most variance) or t-SNE
+(van der Maaten & Hinton, 2008; openTSNE's FFT-accelerated gradient, Linderman et al., 2019),
+which keeps each point's neighbours near it and says nothing by its axes or far distances.
 """
 
 from __future__ import annotations
@@ -32,6 +36,18 @@ MAX_TOKENS = 20_000  # the model's tokens over the whole corpus (source side)
 MAX_LINE_CHARS = 1_000
 BUILT_IN_SIZE = 200  # sentences of the built-in corpus a view opens with
 SENTENCES_FILE = Path(__file__).with_name("atlas_sentences.txt")
+
+PROJECTIONS = {"pca": "PCA", "tsne": "t-SNE"}
+# t-SNE's cost grows with the points: a head's picture by t-SNE takes whole sentences from the
+# corpus's start up to this many queries and keys together (measured in `make bench`).
+TSNE_MAX_POINTS = 5_000
+# Iterations: openTSNE's defaults (250 exaggerated, 500 plain) halved after the exaggerated
+# phase, which is where the clusters form; the picture after 250 plain ones no longer moves
+# much (tests/runtime/test_atlas.py checks it keeps neighbours, by scikit-learn's
+# trustworthiness), and 750 would not fit the 10 s the issue allows on this CPU.
+TSNE_EXAGGERATED_ITERATIONS = 125
+TSNE_ITERATIONS = 250
+TSNE_PROGRESS_EVERY = 25  # iterations between two progress reports
 
 LIMITS = (
     f"one sentence per line, at most {MAX_SENTENCES} lines of at most {MAX_LINE_CHARS:,} "
@@ -242,6 +258,65 @@ def pca_2d(points: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
     return coords, (float(share[0]), float(share[1]) if len(share) > 1 else 0.0)
 
 
+def tsne_2d(points: np.ndarray, progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """t-SNE of `points` [n, d] in 2-D: perplexity 30 (less for a tiny corpus), PCA
+    initialisation and a fixed seed, so a head's picture is the same on every server. `progress`
+    hears (iterations done, iterations in all) every TSNE_PROGRESS_EVERY iterations."""
+    from openTSNE import TSNE  # its import (scikit-learn, scipy) waits until t-SNE is asked for
+
+    n = len(points)
+    if n < 4:  # below a perplexity of 1: nothing to keep near; PCA's picture says as much
+        return pca_2d(points)[0]
+    total = TSNE_EXAGGERATED_ITERATIONS + TSNE_ITERATIONS
+    done = 0
+
+    def report(iteration: int, error: float, embedding: np.ndarray) -> bool:
+        nonlocal done
+        done += TSNE_PROGRESS_EVERY
+        if progress is not None:
+            progress(min(done, total), total)
+        return False  # never stop early
+
+    embedding = TSNE(
+        n_components=2,
+        perplexity=min(30.0, (n - 1) / 3),
+        early_exaggeration_iter=TSNE_EXAGGERATED_ITERATIONS,
+        n_iter=TSNE_ITERATIONS,
+        initialization="pca",
+        negative_gradient_method="fft",
+        n_jobs=1,  # the server's other sessions keep the other cores
+        random_state=0,
+        callbacks=report,
+        callbacks_every_iters=TSNE_PROGRESS_EVERY,
+        verbose=False,
+    ).fit(points.astype(np.float64))
+    return np.asarray(embedding, dtype=np.float64)
+
+
+def first_sentences(points: HeadPoints, max_points: int) -> tuple[HeadPoints, int]:
+    """The queries and keys of the corpus's first k sentences, k as large as keeps both together
+    within `max_points` (at least one sentence), and k. Each side stays a prefix of its stack,
+    so `point_origin` still finds every point."""
+    sentences = int(points.query_origin[:, 0].max()) + 1 if len(points.query_origin) else 0
+    per_sentence = np.bincount(points.query_origin[:, 0], minlength=sentences) + np.bincount(
+        points.key_origin[:, 0], minlength=sentences
+    )
+    k = max(1, int(np.searchsorted(np.cumsum(per_sentence), max_points, side="right")))
+    if k >= sentences:
+        return points, sentences
+    n_queries = int(np.searchsorted(points.query_origin[:, 0], k))
+    n_keys = int(np.searchsorted(points.key_origin[:, 0], k))
+    return (
+        HeadPoints(
+            points.queries[:n_queries],
+            points.keys[:n_keys],
+            points.query_origin[:n_queries],
+            points.key_origin[:n_keys],
+        ),
+        k,
+    )
+
+
 @dataclass(frozen=True)
 class HeadMap:
     """One head's queries and keys in 2-D: the atlas's picture of a head."""
@@ -249,14 +324,39 @@ class HeadMap:
     query_xy: np.ndarray  # [n_queries, 2]
     key_xy: np.ndarray  # [n_keys, 2]
     points: HeadPoints
-    explained: tuple[float, float]  # share of the variance on each axis
+    explained: tuple[float, float] | None  # PCA: share of the variance on each axis
     c: float  # the scale the normalisation found
+    method: str = "pca"  # a key of PROJECTIONS
+    sentences: int = 0  # how many of the corpus's sentences (from its start) are drawn
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.query_xy, self.key_xy, *vars(self.points).values())
+        return sum(a.nbytes for a in arrays)
 
 
-def head_map(corpus: CorpusRun, kind: str, layer: int, head: int) -> HeadMap:
-    """Queries and keys of one head, normalised and projected together by PCA."""
+def head_map(
+    corpus: CorpusRun,
+    kind: str,
+    layer: int,
+    head: int,
+    method: str = "pca",
+    progress: Callable[[int, int], None] | None = None,
+) -> HeadMap:
+    """Queries and keys of one head, normalised and projected together by PCA or t-SNE
+    (PROJECTIONS; t-SNE over at most TSNE_MAX_POINTS of them, whole sentences)."""
+    if method not in PROJECTIONS:
+        raise ValueError(f"unknown projection {method!r}; choose one of {', '.join(PROJECTIONS)}")
     points = head_points(corpus, kind, layer, head)
+    sentences = len(corpus.sentences)
+    if method == "tsne":
+        points, sentences = first_sentences(points, TSNE_MAX_POINTS)
     queries, keys, c = normalise(points.queries, points.keys)
-    xy, explained = pca_2d(np.concatenate([queries, keys]))
+    joint = np.concatenate([queries, keys])
+    explained: tuple[float, float] | None = None
+    if method == "pca":
+        xy, explained = pca_2d(joint)
+    else:
+        xy = tsne_2d(joint, progress)
     n = len(queries)
-    return HeadMap(xy[:n], xy[n:], points, explained, c)
+    return HeadMap(xy[:n], xy[n:], points, explained, c, method, sentences)

@@ -9,6 +9,8 @@ from runtime.atlas import (
     LIMITS,
     MAX_LINE_CHARS,
     MAX_SENTENCES,
+    PROJECTIONS,
+    TSNE_MAX_POINTS,
     built_in_corpus,
     corpus_lines,
     point_origin,
@@ -21,6 +23,7 @@ from viz.atlas import (
     ROLE_HELP,
     head_scatter,
     matrix_figure,
+    named_token_counts,
 )
 from viz.stats import STATISTICS, statistic_grid
 
@@ -36,6 +39,8 @@ ATLAS_LAYER = UrlKey("atlas_layer", int)
 ATLAS_HEAD = UrlKey("atlas_head", int)
 ATLAS_STAT = UrlKey("atlas_stat")
 ATLAS_COLOUR = UrlKey("atlas_colour")
+ATLAS_PROJECTION = UrlKey("atlas_projection")
+ATLAS_TOKEN = UrlKey("atlas_token")
 GOLD_COLUMNS = {s.column for s in GOLD_STATISTICS}
 PASTED_KEY = "atlas_pasted"
 SCATTER_KEY = "atlas_head_scatter"  # a pasted corpus is too long for a link: not in the URL
@@ -66,6 +71,14 @@ PICTURE_HELP = (
     "softmax row; c·q · k/c = q·k). So a query lies near the keys it attends to most. Hover a "
     "point for its token in its sentence."
 )
+PROJECTION_HELP = {
+    "pca": "PCA: the two directions along which the points vary most; instant, and distances "
+    "mean what they say.",
+    "tsne": f"t-SNE (openTSNE): keeps each point's nearest neighbours near it, so groups show "
+    f"more clearly than in PCA; the axes, the size of a group and the distances between groups "
+    f"mean nothing. A few seconds the first time; at most {TSNE_MAX_POINTS:,} queries and keys "
+    f"(whole sentences from the corpus's start).",
+}
 
 
 def _corpus(ctx: state.ViewContext) -> tuple[str, ...] | None:
@@ -172,24 +185,49 @@ def _roles(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
     st.caption(f"Colour scale: {described[column].explanation}; {over}.")
 
 
-def _colour_by() -> str:
-    ATLAS_COLOUR.seed("role", valid=lambda v: v in COLOUR_BY)
+def _colour_by(options: tuple[str, ...] = tuple(COLOUR_BY)) -> str:
+    ATLAS_COLOUR.seed("role", valid=lambda v: v in options)
     return st.radio(
         "Colour by",
-        list(COLOUR_BY),
+        list(options),
         format_func=COLOUR_BY.get,
         key=ATLAS_COLOUR.name,
         horizontal=True,
     )
 
 
-def _head(ctx: state.ViewContext, corpus) -> None:
+def _head(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
     kind, layer, head = controls.head_row(
         corpus, keys=(ATLAS_KIND, ATLAS_LAYER, ATLAS_HEAD), head_choice="one"
     )
+    ATLAS_PROJECTION.seed("pca", valid=lambda v: v in PROJECTIONS)
+    method = st.radio(
+        "Projection",
+        list(PROJECTIONS),
+        format_func=PROJECTIONS.get,
+        key=ATLAS_PROJECTION.name,
+        horizontal=True,
+    )
     colour_by = _colour_by()
-    st.markdown(PICTURE_HELP)
-    figure = head_scatter(corpus, kind, layer, head, colour_by, ctx.presentation)
+    named = ""
+    if colour_by == "token":
+        ATLAS_TOKEN.seed("it" if kind != "cross" else "es", valid=lambda v: len(v) <= 50)
+        named = st.text_input(
+            "Token to show in colour (case aside; a word piece without its ##)",
+            key=ATLAS_TOKEN.name,
+            max_chars=50,
+        )
+    st.markdown(PICTURE_HELP + " " + PROJECTION_HELP[method])
+    mapped = state.get_head_map(ctx.name, lines, corpus, (kind, layer, head), method)
+    if colour_by == "token":
+        queries, keys = named_token_counts(mapped, corpus, kind, named)
+        if not named.strip():
+            st.info("Type a token above to see where its queries and keys lie.")
+        elif queries + keys == 0:
+            st.warning("No drawn query or key is this token; every point is grey.")
+        else:
+            st.caption(f"In colour: {queries:,} queries and {keys:,} keys of this token.")
+    figure = head_scatter(corpus, kind, layer, head, colour_by, ctx.presentation, mapped, named)
     state.plot(
         figure,
         key=SCATTER_KEY,
@@ -202,14 +240,19 @@ def _head(ctx: state.ViewContext, corpus) -> None:
 def _open_sentence(corpus, kind: str, layer: int, head: int) -> None:
     """A click on a point of the head's picture: its sentence becomes the page's text, shown on
     this head in the Attention tab's heatmap (a callback: it runs before the page is drawn).
-    Trace 0 of the picture holds the queries and trace 1 the keys, each in corpus order."""
+    Trace 0 of the picture holds the queries and trace 1 the keys, each in corpus order; traces
+    2 and 3 a named token's queries and keys, each point's place in trace 0 or 1 its customdata."""
     event = st.session_state.get(SCATTER_KEY)
     points = event.selection.points if event is not None else []
     if not points:
         return
-    side, index = points[0].get("curve_number"), points[0].get("point_index")
-    if side not in (0, 1) or not isinstance(index, int):
+    curve, index = points[0].get("curve_number"), points[0].get("point_index")
+    if curve in (2, 3):
+        index = points[0].get("customdata")
+        index = index[0] if isinstance(index, list) and index else index
+    if curve not in (0, 1, 2, 3) or not isinstance(index, int):
         return
+    side = curve % 2
     origin = point_origin(corpus, kind, side, index)
     if origin is None:
         return
@@ -231,7 +274,7 @@ def _matrix(ctx: state.ViewContext, corpus) -> None:
         "are a sink (a special token or punctuation that takes the weight when there is "
         "nothing to attend to)."
     )
-    colour_by = _colour_by()
+    colour_by = _colour_by(("role", "position"))
     figure = matrix_figure(
         corpus, kind, ctx.presentation, colour_by, state.main_width_px(ctx.presentation)
     )
@@ -274,6 +317,6 @@ def render(ctx: state.ViewContext) -> None:
     if view == "roles":
         _roles(ctx, corpus, lines)
     elif view == "head":
-        _head(ctx, corpus)
+        _head(ctx, corpus, lines)
     else:
         _matrix(ctx, corpus)

@@ -117,6 +117,7 @@ def get_similarity_attributions(
 # The head atlas's corpus runs (every sentence's weights, queries and keys: about 0.3 MB a
 # translator sentence), shared by every session and bounded by bytes like the Traces.
 CORPUS_CACHE_BYTES = int(os.environ.get("ATLAS_CORPUS_CACHE_MIB", 512)) << 20
+HEAD_MAP_CACHE_BYTES = 64 << 20  # a head's picture holds its points: about 1.5 MiB at 5,000
 
 
 @st.cache_resource
@@ -142,6 +143,37 @@ def get_corpus_run(name: str, lines: tuple[str, ...]) -> atlas.CorpusRun:
             bar.empty()
 
     return _corpus_cache().get((name, lines), make)
+
+
+@st.cache_resource
+def _head_map_cache() -> TraceCache[atlas.HeadMap]:
+    return TraceCache(HEAD_MAP_CACHE_BYTES)
+
+
+def get_head_map(
+    name: str,
+    lines: tuple[str, ...],
+    corpus: atlas.CorpusRun,
+    where: tuple[str, int, int],
+    method: str,
+) -> atlas.HeadMap:
+    """One head's picture (`where`: kind, layer, head) over the corpus run of `lines` through
+    `name`, once per server: t-SNE takes seconds, with a progress bar while it runs."""
+
+    def make() -> atlas.HeadMap:
+        if method != "tsne":
+            return atlas.head_map(corpus, *where, method)
+        bar = st.progress(0.0, text="t-SNE of this head's queries and keys (once per server)…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / total, text=f"t-SNE: iteration {done} of {total}…")
+
+        try:
+            return atlas.head_map(corpus, *where, method, progress)
+        finally:
+            bar.empty()
+
+    return _head_map_cache().get((name, lines, *where, method), make)
 
 
 @st.cache_data(max_entries=16, show_spinner="Averaging every head over the corpus…")

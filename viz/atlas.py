@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from runtime.atlas import CorpusRun, HeadMap, head_map
+from runtime.atlas import PROJECTIONS, CorpusRun, HeadMap, head_map
 
 from .stats import STATISTICS, Statistic, attention_statistics, visible_key_counts
 from .style import HEAD_COLORS, KIND_LABELS, apply_layout, fit_title, font_px, legend_below, safe
@@ -21,7 +21,9 @@ POSITION_COLORSCALE = "Viridis"
 COLOUR_BY = {
     "role": "query or key",
     "position": "position in the sentence",
+    "token": "a token you name",
 }
+FADED_COLOR = "#cfcfcf"  # points that are not the named token
 
 # Scored against what the corpus knows (the translator's built-in sentences): NaN elsewhere.
 GOLD_STATISTICS = (
@@ -178,6 +180,22 @@ def _hover(corpus: CorpusRun, kind: str, origin: np.ndarray, side: int, what: st
     return labels
 
 
+def token_matches(token: str, named: str) -> bool:
+    """Whether a model token is the token a user named: case aside, and a WordPiece
+    continuation ('##erte') matches its text ('erte')."""
+    return token.removeprefix("##").casefold() == named.strip().casefold()
+
+
+def named_token_counts(
+    mapped: HeadMap, corpus: CorpusRun, kind: str, named: str
+) -> tuple[int, int]:
+    """How many of the drawn queries and keys are the token `named` (token_matches)."""
+    return tuple(  # type: ignore[return-value]
+        sum(token_matches(corpus.sentences[i].tokens[kind][side][p], named) for i, p in origin)
+        for side, origin in ((0, mapped.points.query_origin), (1, mapped.points.key_origin))
+    )
+
+
 def head_scatter(
     corpus: CorpusRun,
     kind: str,
@@ -186,10 +204,14 @@ def head_scatter(
     colour_by: str = "role",
     presentation: bool = False,
     mapped: HeadMap | None = None,
+    named: str = "",
 ) -> go.Figure:
-    """Every query and key of one head over the corpus in one plane (normalised, then PCA):
-    queries as circles, keys as diamonds; coloured by query/key or by position. Trace 0 holds
-    the queries and trace 1 the keys, in `head_points` order (runtime.atlas.point_origin)."""
+    """Every query and key of one head over the corpus in one plane (normalised, then PCA or
+    t-SNE, `mapped`): queries as circles, keys as diamonds; coloured by query/key, by position,
+    or with every point faded and the token `named` drawn over them in colour. Trace 0 holds the
+    queries and trace 1 the keys, in `head_points` order (runtime.atlas.point_origin); traces 2
+    and 3 the named token's queries and keys, each point's index in trace 0 or 1 its
+    customdata."""
     mapped = mapped or head_map(corpus, kind, layer, head)
     points = mapped.points
     longest = int(max(points.query_origin[:, 1].max(), points.key_origin[:, 1].max())) + 1
@@ -199,6 +221,7 @@ def head_scatter(
         ("keys", mapped.key_xy, points.key_origin, 1, KEY_COLOR, "diamond"),
     )
     size = 7 * (1.3 if presentation else 1.0)
+    hits = []
     for name, xy, origin, side, colour, symbol in sides:
         marker: dict = {"size": size, "symbol": symbol, "opacity": 0.75}
         if colour_by == "position":
@@ -210,8 +233,13 @@ def head_scatter(
                 "showscale": side == 0,
                 "colorbar": {"title": {"text": "position in the sentence", "side": "right"}},
             }
+        elif colour_by == "token":
+            marker["color"] = FADED_COLOR
+            tokens = [corpus.sentences[i].tokens[kind][side][p] for i, p in origin]
+            hits.append((name, xy, origin, side, colour, symbol, tokens))
         else:
             marker["color"] = colour
+        labels = _hover(corpus, kind, origin, side, name[:-1].replace("querie", "query"))
         fig.add_trace(
             # SVG, not WebGL: a click on a point must reach the page on every browser
             go.Scatter(
@@ -220,30 +248,53 @@ def head_scatter(
                 mode="markers",
                 name=f"{name} ({len(xy):,})",
                 marker=marker,
-                hovertext=_hover(corpus, kind, origin, side, name[:-1].replace("querie", "query")),
+                hovertext=labels,
                 hoverinfo="text",
             )
         )
-    x_share, y_share = mapped.explained
+    # The named token's points drawn again over the grey ones (traces 2 and 3), each with its
+    # index among all queries or keys as customdata, so that a click on it finds its sentence.
+    for name, xy, origin, side, colour, symbol, tokens in hits:
+        index = np.flatnonzero([token_matches(t, named) for t in tokens])
+        what = name[:-1].replace("querie", "query")
+        fig.add_trace(
+            go.Scatter(
+                x=xy[index, 0],
+                y=xy[index, 1],
+                mode="markers",
+                name=f"“{safe(named.strip())}” as a {what} ({len(index):,})",
+                marker={"size": size * 1.6, "symbol": symbol, "color": colour, "opacity": 0.95},
+                customdata=index,
+                hovertext=_hover(corpus, kind, origin[index], side, what),
+                hoverinfo="text",
+            )
+        )
+    drawn = (
+        f"{len(corpus.sentences)} sentences"
+        if mapped.sentences in (0, len(corpus.sentences))
+        else f"the first {mapped.sentences} of {len(corpus.sentences)} sentences"
+    )
     title = (
         f"{KIND_LABELS[kind]} · layer {layer + 1}, head {head + 1} · queries and keys of "
-        f"{len(corpus.sentences)} sentences (PCA)"
+        f"{drawn} ({PROJECTIONS[mapped.method]})"
     )
+    if mapped.explained is not None:
+        x_share, y_share = mapped.explained
+        x_title = f"principal component 1 ({x_share:.0%} of the variance)"
+        y_title = f"principal component 2 ({y_share:.0%})"
+    else:  # t-SNE's axes have no unit: only who is near whom means something
+        x_title, y_title = "t-SNE axis 1 (no unit)", "t-SNE axis 2 (no unit)"
     height = round(620 * (1.25 if presentation else 1.0))
     apply_layout(
         fig,
         title,
         presentation,
         xaxis={
-            "title": {"text": f"principal component 1 ({x_share:.0%} of the variance)"},
+            "title": {"text": x_title},
             # below half a label's height: the lowest y label may sit in the corner
             "ticklabelstandoff": round(0.6 * font_px(presentation)),
         },
-        yaxis={
-            "title": {"text": f"principal component 2 ({y_share:.0%})"},
-            "scaleanchor": "x",
-            "scaleratio": 1,
-        },
+        yaxis={"title": {"text": y_title}, "scaleanchor": "x", "scaleratio": 1},
         **legend_below(fig, presentation, plot_height=height, per_row=2),
     )
     return fit_title(fig, max_chars=60)

@@ -296,9 +296,10 @@ def fit_title(
             "y": 1,
             "yref": "container",
             "yanchor": "top",
-            # Plotly draws a title of several lines half a line higher than one of one line
-            # (measured in Chromium): without that much more padding it is cut at the top.
-            "pad": {"t": line_height // 2 + (line_height // 2 if len(lines) > 1 else 0)},
+            # Plotly centres a title of several lines on where one line would stand, so each
+            # line past the first lifts it half a line (measured in Chromium with two lines and
+            # three): without that much more padding it is cut at the top.
+            "pad": {"t": line_height // 2 + (len(lines) - 1) * line_height // 2},
         },
         margin={"t": title_room + axis_room},
         height=(fig.layout.height or 450) + title_room,

@@ -78,3 +78,29 @@ def built_in_corpus_of_minilm() -> tuple[str, ...]:
     from runtime import registry
 
     return built_in_corpus(registry.load("minilm-l6", torch.device("cpu")))
+
+
+def test_a_click_on_a_named_token_opens_a_sentence_that_has_it(server, browser):
+    context = browser.new_context(viewport=VIEWPORT)
+    page, watch = harness.watched_page(context)
+    try:
+        query = {"model": "minilm-l6", "tab": "Head atlas", "atlas_view": "head"}
+        query |= {"atlas_colour": "token", "atlas_token": "because"}
+        page.goto(f"{server.url}/?{urlencode(query)}")
+        harness.wait_drawn(page)
+        harness.wait_idle(page)
+        panel = page.locator(ACTIVE_PANEL)
+        traces = panel.locator(HEATMAP).first.locator(".scatterlayer .trace")
+        # trace 4: the named token's keys, drawn over every other point
+        point = traces.nth(3).locator(".points path").nth(1)
+        point.scroll_into_view_if_needed()
+        box = point.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_function("() => !location.search.includes('Head+atlas')")
+        harness.wait_drawn(page)
+        text = page.locator("textarea").first.input_value()
+        assert text in built_in_corpus_of_minilm() and "because" in text.lower()
+        assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
+        assert watch.problems() == []
+    finally:
+        context.close()

@@ -89,6 +89,12 @@ def pages() -> list[tuple[str, dict[str, str]]]:
         if model == "minilm-l6":
             views += [("Heads & rollout", {"stats_layer": "3", "stats_head": "7"})]
             views += [
+                (
+                    "Head atlas",
+                    {"atlas_view": "head", "atlas_projection": "tsne", "atlas_colour": "token"},
+                )
+            ]
+            views += [
                 ("The paper, live", {"paper_view": "fig3-5", "paper_hfig": f})
                 for f in PAPER_HEAD_FIGURES
             ]

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 import torch
+from sklearn.manifold import trustworthiness
 
 from model.gold import attention_on_gold, held_out_examples
 from runtime import atlas
@@ -162,3 +163,46 @@ def test_a_point_of_a_head_picture_leads_back_to_its_sentence_and_position(corpu
             assert atlas.point_origin(corpus, "encoder_self", side, index) == tuple(origin[index])
         assert atlas.point_origin(corpus, "encoder_self", side, len(origin)) is None
         assert atlas.point_origin(corpus, "encoder_self", side, -1) is None
+
+
+def test_tsne_keeps_neighbours_by_scikit_learns_trustworthiness():
+    # three well-separated groups in 32-D: t-SNE must keep each point among its own group
+    # (scikit-learn's trustworthiness, a different code than openTSNE's), and say so as it goes
+    rng = np.random.default_rng(0)
+    centres = rng.normal(scale=6.0, size=(3, 32))
+    x = np.concatenate([c + rng.normal(size=(120, 32)) for c in centres])
+    reports: list[tuple[int, int]] = []
+    xy = atlas.tsne_2d(x, lambda done, total: reports.append((done, total)))
+    assert xy.shape == (360, 2) and np.isfinite(xy).all()
+    assert trustworthiness(x, xy, n_neighbors=10) > 0.9
+    labels = np.repeat(np.arange(3), 120)
+    nearest = np.argsort(((xy[:, None] - xy[None]) ** 2).sum(-1), axis=1)[:, 1]
+    assert (labels[nearest] == labels).mean() > 0.98
+    total = atlas.TSNE_EXAGGERATED_ITERATIONS + atlas.TSNE_ITERATIONS
+    assert reports[-1] == (total, total)
+    assert [d for d, _ in reports] == sorted(d for d, _ in reports)
+    np.testing.assert_array_equal(atlas.tsne_2d(x), xy)  # a fixed seed: one picture per head
+
+
+def test_tsne_of_a_few_points_does_not_fail():
+    for n in (1, 3, 5):
+        xy = atlas.tsne_2d(np.arange(n * 4, dtype=float).reshape(n, 4) ** 1.5)
+        assert xy.shape == (n, 2) and np.isfinite(xy).all()
+
+
+def test_a_tsne_picture_takes_whole_sentences_up_to_the_point_limit(corpus, monkeypatch):
+    points = atlas.head_points(corpus, "encoder_self", 0, 0)
+    lengths = [len(s.tokens["encoder_self"][0]) for s in corpus.sentences]
+    # room for the first two sentences' queries and keys, one point short of the third's
+    monkeypatch.setattr(atlas, "TSNE_MAX_POINTS", 2 * sum(lengths) - 1)
+    mapped = atlas.head_map(corpus, "encoder_self", 0, 0, "tsne")
+    assert mapped.sentences == 2 and mapped.explained is None and mapped.method == "tsne"
+    drawn = lengths[0] + lengths[1]
+    assert mapped.query_xy.shape == mapped.key_xy.shape == (drawn, 2)
+    # each side is a prefix of the whole corpus's stack, so a click finds its point
+    np.testing.assert_array_equal(mapped.points.query_origin, points.query_origin[:drawn])
+    np.testing.assert_array_equal(mapped.points.keys, points.keys[:drawn])
+    whole = atlas.head_map(corpus, "encoder_self", 0, 0)
+    assert whole.sentences == 3 and len(whole.query_xy) == sum(lengths)
+    with pytest.raises(ValueError, match="unknown projection 'umap'"):
+        atlas.head_map(corpus, "encoder_self", 0, 0, "umap")

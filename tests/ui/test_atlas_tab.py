@@ -71,3 +71,34 @@ def test_a_pasted_corpus_breaking_a_limit_gets_its_message():
     at.text_area(key="atlas_pasted").input("<b>bold</b> words.\nA second line.").run()
     assert not at.exception and not at.error
     assert any("2 sentences" in c.value for c in at.caption)
+
+
+def test_one_head_by_tsne_with_a_named_token_in_colour():
+    at = open_tab(
+        "minilm-l6",
+        atlas_view="head",
+        atlas_layer="1",
+        atlas_head="2",
+        atlas_projection="tsne",
+        atlas_colour="token",
+        atlas_token="It",
+    )
+    (figure,) = charts(at)
+    queries, keys, named_queries, named_keys = figure["data"]
+    title = figure["layout"]["title"]["text"].replace("<br>", " ")
+    drawn = int(title.split("the first ")[1].split(" of 200")[0])
+    loaded = load("minilm-l6", torch.device("cpu"))
+    corpus = run_corpus(loaded, built_in_corpus(loaded)[:drawn])
+    tokens = [t for s in corpus.sentences for t in s.tokens["encoder_self"][0]]
+    assert len(plotly_array(queries["x"])) == len(tokens) <= 2_500  # t-SNE's 5,000 points
+    assert "(t-SNE)" in title and figure["layout"]["xaxis"]["title"]["text"].startswith("t-SNE")
+    hits = tokens.count("it")
+    assert hits > 10
+    assert f"In colour: {hits} queries and {hits} keys of this token." in [
+        c.value for c in at.caption
+    ]
+    assert len(plotly_array(named_queries["x"])) == len(plotly_array(named_keys["x"])) == hits
+    named_at = plotly_array(named_queries["customdata"]).astype(int)
+    assert [tokens[i] for i in named_at] == ["it"] * hits
+    at.text_input(key="atlas_token").input("zzzz").run()
+    assert any("No drawn query or key is this token" in w.value for w in at.warning)

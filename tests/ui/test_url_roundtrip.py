@@ -48,7 +48,7 @@ TODAY_KEYS = {
     "paper_hall",
     "attr_layer", "attr_head", "attr_steps", "attr_text",
     "atlas_corpus", "atlas_view", "atlas_kind", "atlas_layer", "atlas_head", "atlas_stat",
-    "atlas_colour",
+    "atlas_colour", "atlas_projection", "atlas_token",
 }  # fmt: skip
 
 
@@ -190,7 +190,14 @@ SCREENS = [
         "Head atlas",
         {"atlas_view": "head"},
         {"atlas_corpus": "built-in", "atlas_layer": "4", "atlas_head": "10"}
-        | {"atlas_colour": "position"},
+        | {"atlas_colour": "position", "atlas_projection": "pca"},
+    ),
+    (
+        "minilm-l6",
+        "Head atlas",
+        {"atlas_view": "head", "atlas_colour": "token"},
+        {"atlas_corpus": "built-in", "atlas_layer": "0", "atlas_head": "2"}
+        | {"atlas_projection": "tsne", "atlas_token": "the"},
     ),
     (
         "en-de",

@@ -10,9 +10,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from runtime.atlas import CorpusRun, SentenceRun
+from runtime.atlas import CorpusRun, HeadMap, SentenceRun, first_sentences, head_map
 from runtime.reference import CorefLink, Reference
-from viz.atlas import corpus_statistics, head_role, head_scatter, matrix_figure
+from viz.atlas import (
+    FADED_COLOR,
+    KEY_COLOR,
+    QUERY_COLOR,
+    corpus_statistics,
+    head_role,
+    head_scatter,
+    matrix_figure,
+    named_token_counts,
+)
 
 
 def sentence(text, kind, query_tokens, key_tokens, weights, reference=None, d_k=2):
@@ -130,6 +139,46 @@ def test_the_head_picture_has_every_query_and_key_with_typed_text_escaped():
     assert "layer 1, head 1" in figure.layout.title.text
     assert "variance" in figure.layout.xaxis.title.text
     json.loads(figure.to_json())  # serialisable as the page sends it
+
+
+def test_a_named_token_is_drawn_in_colour_and_every_other_point_faded():
+    weights = [[[[0.5, 0.5], [0.5, 0.5]]]]
+    corpus = corpus_of(
+        "encoder_self",
+        sentence("1", "encoder_self", ["It", "rained"], ["It", "rained"], weights),
+        sentence("2", "encoder_self", ["sp", "##it"], ["sp", "##it"], weights),
+    )
+    figure = head_scatter(corpus, "encoder_self", 0, 0, "token", named=" it ")
+    queries, keys, named_queries, named_keys = figure.data
+    assert queries.marker.color == keys.marker.color == FADED_COLOR
+    # 'It' (case aside) and the word piece '##it' are the token; 'rained' and 'sp' are not:
+    # drawn again on top, with their places among all queries or keys
+    assert list(named_queries.customdata) == list(named_keys.customdata) == [0, 3]
+    assert named_queries.marker.color == QUERY_COLOR and named_keys.marker.color == KEY_COLOR
+    assert list(named_queries.x) == [queries.x[0], queries.x[3]]
+    assert named_queries.name == "“it” as a query (2)"
+    assert "sentence 2, position 2" in named_keys.hovertext[1]
+    marked = head_scatter(corpus, "encoder_self", 0, 0, "token", named="<b>")
+    assert marked.data[2].name == "“&lt;b&gt;” as a query (0)"  # typed text stays text
+    mapped = head_map(corpus, "encoder_self", 0, 0)
+    assert named_token_counts(mapped, corpus, "encoder_self", "IT") == (2, 2)
+    assert named_token_counts(mapped, corpus, "encoder_self", "") == (0, 0)
+
+
+def test_a_tsne_picture_says_its_axes_have_no_unit_and_which_sentences_it_draws():
+    weights = [[[[0.5, 0.5], [0.5, 0.5]]]]
+    corpus = corpus_of(
+        "encoder_self",
+        *(sentence(str(i), "encoder_self", ["a", "b"], ["a", "b"], weights) for i in range(4)),
+    )
+    mapped = head_map(corpus, "encoder_self", 0, 0, "tsne")
+    figure = head_scatter(corpus, "encoder_self", 0, 0, mapped=mapped)
+    assert figure.layout.xaxis.title.text == "t-SNE axis 1 (no unit)"
+    assert "4 sentences (t-SNE)" in figure.layout.title.text
+    points, drawn = first_sentences(mapped.points, 8)  # 2 queries and 2 keys a sentence
+    first_two = HeadMap(mapped.query_xy[:4], mapped.key_xy[:4], points, None, 1.0, "tsne", drawn)
+    titled = head_scatter(corpus, "encoder_self", 0, 0, mapped=first_two)
+    assert "the first 2 of 4 sentences (t-SNE)" in titled.layout.title.text
 
 
 def test_the_matrix_draws_one_small_scatter_per_head():
