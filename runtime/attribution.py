@@ -146,44 +146,42 @@ def _integrated_gradients(
     """Integrated gradients (Sundararajan et al., 2017, Eq. 1) of every row at once, and the
     largest completeness gap: [rows, source tokens] signed, summed over d_model.
 
-    The points x' + α(x − x') do not depend on the row, so one forward pass over the `steps`
-    points computes every row's f, and one backward pass per row (through the graph kept)
-    gives that row's gradients: Captum's IntegratedGradients needs a copy of the sentence per
-    row and point, which measured 2.7 times slower (the results agree to 1e-5,
-    tests/runtime/test_attribution.py). The integral is Gauss-Legendre on [0, 1] with `steps`
-    points, Captum's default rule."""
+    The points x' + α(x − x') do not depend on the row, so one encoder pass over the `steps`
+    points serves every row (its graph kept); each row then decodes only its own prefix (the
+    decoder is causal, Section 3.2.3: positions after a row cannot change it) and takes one
+    backward pass, so the rows' backward passes no longer run through the decoder positions
+    after them. Captum's IntegratedGradients needs a copy of the sentence per row and point,
+    which measured 2.7 times slower (the results agree to 1e-5, tests/runtime/test_attribution.py).
+    The integral is Gauss-Legendre on [0, 1] with `steps` points, Captum's default rule."""
     nodes, weights = np.polynomial.legendre.leggauss(steps)
     alphas = torch.tensor((nodes + 1) / 2, dtype=x.dtype, device=x.device)
     step_weights = torch.tensor(weights / 2, dtype=x.dtype, device=x.device)
     rows = len(target)
-    written = torch.tensor(target, device=x.device)
+    assert model.generator is not None
 
-    def log_probs(points: Tensor) -> Tensor:
-        """[points, rows]: log p(written token of each row | its prefix, the source points)."""
-        memory = model.encode_token_vectors(points, None, settings).memory
-        out = model.decode(
-            memory, None, decoder_input.expand(points.size(0), -1), tgt_mask, settings
-        ).output
+    def log_prob(memory: Tensor, row: int) -> Tensor:
+        """[points]: log p(row's written token | its prefix, the source) for each point."""
+        prefix = decoder_input[:, : row + 1].expand(memory.size(0), -1)
+        out = model.decode(memory, None, prefix, tgt_mask[:, : row + 1, : row + 1], settings)
         assert model.generator is not None
-        # a log-softmax per row, so that a row's backward pass runs through its own output
-        # layer only (the whole [points, rows, vocabulary] one would be differentiated per row)
-        return torch.stack(
-            [model.generator(out[:, row])[:, written[row]] for row in range(rows)], dim=1
-        )
+        return model.generator(out.output[:, row])[:, target[row]]
 
     path = (baseline + alphas.view(-1, 1, 1) * (x - baseline)).requires_grad_()
-    f = log_probs(path)
+    memory = model.encode_token_vectors(path, None, settings).memory
     gradients = torch.stack(
         [
-            torch.autograd.grad(f[:, row].sum(), path, retain_graph=row < rows - 1)[0]
+            torch.autograd.grad(log_prob(memory, row).sum(), path, retain_graph=row < rows - 1)[0]
             for row in range(rows)
         ]
     )  # [rows, points, source tokens, d_model]
     averaged = (gradients * step_weights.view(1, -1, 1, 1)).sum(dim=1)
     signed = (averaged * (x - baseline)).sum(dim=-1).detach()
     with torch.no_grad():
-        ends = log_probs(torch.cat([x, baseline]))
-    delta = float((signed.sum(dim=-1) - (ends[0] - ends[1])).abs().max())
+        ends = model.encode_token_vectors(torch.cat([x, baseline]), None, settings).memory
+        full = model.decode(ends, None, decoder_input.expand(2, -1), tgt_mask, settings).output
+        written = torch.tensor(target, device=x.device)
+        f_ends = model.generator(full).gather(-1, written.view(1, -1, 1).expand(2, -1, 1))[..., 0]
+    delta = float((signed.sum(dim=-1) - (f_ends[0] - f_ends[1])).abs().max())
     return signed, delta
 
 
