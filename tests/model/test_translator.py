@@ -13,8 +13,9 @@ from corpus.hand_checked import pairs
 from runtime import registry, trace
 
 SENTENCE = "The small dog sees the old man."
-# Measured on the step-21,000 weights: 341 of 389 v2 pairs (87.7%), 82 of 89 v1 pairs (92.1%).
-MIN_HAND_CHECKED_V2 = 0.85
+# Measured on the step-21,400 weights: 345 of 389 v2 pairs (88.7%), 82 of 89 v1 pairs (92.1%);
+# the floors keep a later model from shipping worse than that.
+MIN_HAND_CHECKED_V2 = 0.88
 MIN_HAND_CHECKED_V1 = 0.90
 
 
@@ -26,7 +27,7 @@ def translator():
 def test_the_shipped_weights_are_scored_on_the_held_out_sets_and_open_the_page(translator):
     metrics = translator.info["metrics"]
     assert metrics["test_set"]["size"] >= 3000
-    assert metrics["beam4"]["exact_match"] >= 0.75 and metrics["beam4"]["bleu"] >= 80
+    assert metrics["beam4"]["exact_match"] >= 0.85 and metrics["beam4"]["bleu"] >= 89
     assert registry.default_model_name() == "en-de"
 
 
