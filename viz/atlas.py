@@ -186,14 +186,22 @@ def token_matches(token: str, named: str) -> bool:
     return token.removeprefix("##").casefold() == named.strip().casefold()
 
 
+def _named_hits(
+    corpus: CorpusRun, kind: str, origin: np.ndarray, side: int, named: str
+) -> np.ndarray:
+    """[points] bool: which points (sentence, position) of `side` are the token `named`."""
+    tokens = (corpus.sentences[i].tokens[kind][side][p] for i, p in origin)
+    return np.fromiter((token_matches(t, named) for t in tokens), dtype=bool, count=len(origin))
+
+
 def named_token_counts(
     mapped: HeadMap, corpus: CorpusRun, kind: str, named: str
 ) -> tuple[int, int]:
     """How many of the drawn queries and keys are the token `named` (token_matches)."""
-    return tuple(  # type: ignore[return-value]
-        sum(token_matches(corpus.sentences[i].tokens[kind][side][p], named) for i, p in origin)
-        for side, origin in ((0, mapped.points.query_origin), (1, mapped.points.key_origin))
-    )
+    points = mapped.points
+    queries = _named_hits(corpus, kind, points.query_origin, 0, named)
+    keys = _named_hits(corpus, kind, points.key_origin, 1, named)
+    return int(queries.sum()), int(keys.sum())
 
 
 def head_scatter(
@@ -235,8 +243,7 @@ def head_scatter(
             }
         elif colour_by == "token":
             marker["color"] = FADED_COLOR
-            tokens = [corpus.sentences[i].tokens[kind][side][p] for i, p in origin]
-            hits.append((name, xy, origin, side, colour, symbol, tokens))
+            hits.append((name, xy, origin, side, colour, symbol))
         else:
             marker["color"] = colour
         labels = _hover(corpus, kind, origin, side, name[:-1].replace("querie", "query"))
@@ -254,8 +261,8 @@ def head_scatter(
         )
     # The named token's points drawn again over the grey ones (traces 2 and 3), each with its
     # index among all queries or keys as customdata, so that a click on it finds its sentence.
-    for name, xy, origin, side, colour, symbol, tokens in hits:
-        index = np.flatnonzero([token_matches(t, named) for t in tokens])
+    for name, xy, origin, side, colour, symbol in hits:
+        index = np.flatnonzero(_named_hits(corpus, kind, origin, side, named))
         what = name[:-1].replace("querie", "query")
         fig.add_trace(
             go.Scatter(
