@@ -67,7 +67,8 @@ from .weights import (
 )
 
 ROOT = Path(__file__).parent.parent
-DATA_CACHE = ROOT / "runs" / "data"  # generated training texts, kept on this machine
+# generated training texts, kept on this machine (a test points it at a folder of its own)
+DATA_CACHE = Path(os.environ.get("TRAIN_DATA_CACHE", ROOT / "runs" / "data"))
 
 # (source ids, [BOS] + target ids + [EOS]) of one training pair
 EncodedPair = tuple[list[int], list[int]]

@@ -164,7 +164,8 @@ def _integrated_gradients(
         prefix = decoder_input[:, : row + 1].expand(memory.size(0), -1)
         out = model.decode(memory, None, prefix, tgt_mask[:, : row + 1, : row + 1], settings)
         assert model.generator is not None
-        return model.generator(out.output[:, row])[:, target[row]]
+        log_probs: Tensor = model.generator(out.output[:, row])
+        return log_probs[:, target[row]]
 
     path = (baseline + alphas.view(-1, 1, 1) * (x - baseline)).requires_grad_()
     memory = model.encode_token_vectors(path, None, settings).memory

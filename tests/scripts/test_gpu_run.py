@@ -54,6 +54,7 @@ def test_the_gpu_run_works_through_on_a_cpu_and_its_weights_come_back_whole(tmp_
         GPU_RUN_RECIPE=str(recipe),
         GPU_RUN_LENGTHS="16",
         GPU_RUN_REPEATS="3",
+        TRAIN_DATA_CACHE=str(tmp_path / "data"),  # not the repository's runs/data
     )
     done = subprocess.run(
         ["bash", str(ROOT / "scripts" / "gpu-run.sh")],
