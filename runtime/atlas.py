@@ -284,6 +284,11 @@ def tsne_2d(points: np.ndarray, progress: Callable[[int, int], None] | None = No
         n_iter=TSNE_ITERATIONS,
         initialization="pca",
         negative_gradient_method="fft",
+        # a coarser interpolation grid than openTSNE's (1 point per unit, at least 50 intervals):
+        # on one head of MiniLM (4,986 points, one thread, AMD EPYC) 6.6 s against 20 s, and as
+        # trustworthy by scikit-learn's measure (0.942 both, 10 neighbours)
+        ints_in_interval=2,
+        min_num_intervals=30,
         n_jobs=1,  # the server's other sessions keep the other cores
         random_state=0,
         callbacks=report,
