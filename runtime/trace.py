@@ -142,10 +142,10 @@ def unknown_words(loaded: LoadedModel, text: str) -> tuple[str, ...]:
     """The words of `text` the model would read as <unk> (a sub-word vocabulary splits any word
     into pieces it knows, so these hold a character it never saw): what the page marks as soon
     as a text is entered, before anything runs."""
-    return loaded.tokenizer.encode(_tokenizable(text), loaded.max_source_tokens).unknown
+    return loaded.tokenizer.encode(tokenizable(text), loaded.max_source_tokens).unknown
 
 
-def _tokenizable(text: str) -> str:
+def tokenizable(text: str) -> str:
     """`text` without NUL characters and with lone surrogates replaced: they are not Unicode
     text (no browser sends them) and they stop the Rust tokenizer."""
     return re.sub("[\ud800-\udfff]", "\ufffd", text.replace("\x00", ""))
@@ -167,7 +167,7 @@ def run(
         raise InputError(f"decoding must be one of {', '.join(DECODING_METHODS)}")
     if not isinstance(text, str) or not text.replace("\x00", "").strip():
         raise InputError("Type a sentence first: the text is empty.")
-    text = _tokenizable(text)
+    text = tokenizable(text)
     model, device = loaded.model, loaded.device
     tokenized = loaded.tokenizer.encode(text, loaded.max_source_tokens)
     if not tokenized.ids:

@@ -12,7 +12,7 @@ from sklearn.manifold import trustworthiness
 from model.gold import attention_on_gold, held_out_examples
 from runtime import atlas
 from runtime.registry import load
-from runtime.trace import InputError
+from runtime.trace import InputError, run
 
 SENTENCES = ("The cat sat on the mat.", "Where did the dog go?", "It rained all day in Porto.")
 
@@ -123,6 +123,49 @@ def test_the_translator_reads_the_reference_as_the_evaluation_does(translator):
         rows = cross.shape[-2]
         np.testing.assert_allclose(sentence.attention["cross"][:, :, :rows], cross, atol=1e-5)
         assert list(sentence.reference.alignment) == [tuple(a) for a in alignment]
+
+
+def same_length_group(loaded, lines, size):
+    """`size` lines with one source length, the most common one among `lines`."""
+    by_length = {}
+    for line in lines:
+        by_length.setdefault(len(loaded.tokenizer.encode(line, 512).ids), []).append(line)
+    group = max(by_length.values(), key=len)
+    assert len(group) >= size
+    return group[:size]
+
+
+def assert_as_its_own_trace(sentence, trace):
+    assert tuple(sentence.attention) == trace.kinds
+    for kind in trace.kinds:
+        assert sentence.tokens[kind] == trace.axis_tokens(kind)
+        for field in ("attention", "queries", "keys"):
+            np.testing.assert_allclose(
+                getattr(sentence, field)[kind], getattr(trace, field)[kind], atol=2e-5
+            )
+
+
+def test_a_batched_corpus_run_keeps_what_each_sentence_shows_alone(translator, minilm):
+    """Sentences of one source length pass the model together, their targets of several lengths
+    padded: each must keep what its own Trace (run() alone, a batch of one) shows, in the order
+    of the lines, a sentence the grammar does not know (translated greedily) among them."""
+    held_out = atlas.built_in_corpus(translator, 200)
+    group = same_length_group(translator, held_out, 6)
+    targets = {len(translator.reference(line).target_ids) for line in group}
+    assert len(targets) > 1  # the padding on the right is exercised
+    lines = [*group[:3], "Hello there, general Kenobi!", *group[3:]]
+    reported = []
+    corpus = atlas.run_corpus(translator, lines, lambda done, total: reported.append(done))
+    assert reported[-1] == len(lines) and reported == sorted(reported)
+    assert [s.text for s in corpus.sentences] == lines
+    for sentence, line in zip(corpus.sentences, lines):
+        reference = translator.reference(line)
+        trace = run(translator, line, target=reference.target_ids if reference else None)
+        assert_as_its_own_trace(sentence, trace)
+    sentences = same_length_group(minilm, atlas.file_sentences(), 5)
+    corpus = atlas.run_corpus(minilm, sentences)
+    for sentence, line in zip(corpus.sentences, sentences):
+        assert_as_its_own_trace(sentence, run(minilm, line))
 
 
 def test_a_sentence_the_grammar_does_not_know_is_translated_by_the_model(translator):
