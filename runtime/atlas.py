@@ -33,7 +33,7 @@ import torch
 from model.tokenization import BOS_ID, PAD_ID
 from model.transformer import DEFAULT_SETTINGS, AttentionRecord, subsequent_mask
 
-from .loaded import LoadedModel
+from .loaded import LoadedModel, read_as
 from .reference import Reference
 from .trace import InputError, Trace, run, tokenizable
 
@@ -177,9 +177,10 @@ def run_corpus(
     batches: dict[int, list[tuple[int, Sequence[int], Reference | None]]] = {}
     done = 0
     for index, line in enumerate(lines):
-        reference = loaded.reference(line) if loaded.reference is not None else None
+        text = read_as(loaded, tokenizable(line))
+        reference = loaded.reference(text) if loaded.reference is not None else None
         forced = reference.target_ids if reference is not None and decoder else None
-        ids = loaded.tokenizer.encode(tokenizable(line), loaded.max_source_tokens).ids
+        ids = loaded.tokenizer.encode(text, loaded.max_source_tokens).ids
         if ids and (not decoder or encoder_only or forced):
             batches.setdefault(len(ids), []).append((index, ids, reference if forced else None))
             continue

@@ -52,6 +52,19 @@ class LoadedModel:
     # n English sentences of the model's own corpus held out from its training (the head atlas's
     # built-in corpus); None where the model has no corpus of its own
     held_out: Callable[[int], Sequence[str]] | None = None
+    # every sentence the model learned from begins with a capital letter: a typed text's first
+    # letter is read as one (`read_as`), and the Trace says so
+    capitalised: bool = False
+
+
+def read_as(loaded: LoadedModel, text: str) -> str:
+    """`text` as `loaded` reads it: with its first letter upper-cased where the model learned
+    only sentences that begin with a capital. The translator wrote "Charlotte saß auf der
+    Matte." for "the cat sat on the mat." and "Die Katze saß auf der Matte." for "The cat …"."""
+    if not loaded.capitalised:
+        return text
+    start = len(text) - len(text.lstrip())
+    return text[:start] + text[start : start + 1].upper() + text[start + 1 :]
 
 
 def prepare(model: EncoderDecoder, device: torch.device) -> EncoderDecoder:

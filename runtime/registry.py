@@ -107,6 +107,7 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
         special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
         info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
         held_out=partial(held_out_sentences, seed=_test_seed(sidecar)),
+        capitalised=True,
     )
 
 

@@ -22,6 +22,8 @@ from model.decoding import beam_search, greedy_decode
 from model.tokenization import BOS_ID, EOS_ID
 from model.transformer import DEFAULT_SETTINGS, AttentionRecord, RunSettings, subsequent_mask
 
+from .loaded import read_as
+
 if TYPE_CHECKING:
     from .loaded import LoadedModel
 
@@ -167,12 +169,18 @@ def run(
         raise InputError(f"decoding must be one of {', '.join(DECODING_METHODS)}")
     if not isinstance(text, str) or not text.replace("\x00", "").strip():
         raise InputError("Type a sentence first: the text is empty.")
-    text = tokenizable(text)
+    typed = tokenizable(text)
+    text = read_as(loaded, typed)
     model, device = loaded.model, loaded.device
     tokenized = loaded.tokenizer.encode(text, loaded.max_source_tokens)
     if not tokenized.ids:
         raise InputError("Nothing in this text is a token the model reads: type some words.")
     notices = []
+    if text != typed:
+        notices.append(
+            f"“{typed.split()[0]}” is read as “{text.split()[0]}”: every sentence this model "
+            "learned from begins with a capital letter."
+        )
     vocabulary_notice = None
     if tokenized.truncated_from is not None:
         notices.append(

@@ -18,6 +18,7 @@ import torch
 
 from model.transformer import RunSettings
 from runtime import atlas, attribution, registry
+from runtime.loaded import read_as
 from runtime.reference import Reference
 from runtime.trace import Trace, run
 from viz import export
@@ -189,7 +190,7 @@ def get_corpus_statistics(
 def get_reference(name: str, text: str) -> Reference | None:
     """What the model's corpus knows about `text` (None: nothing, or the model has no corpus)."""
     loaded = get_model(name)
-    return loaded.reference(text) if loaded.reference is not None else None
+    return loaded.reference(read_as(loaded, text)) if loaded.reference is not None else None
 
 
 def preload() -> None:

@@ -179,3 +179,27 @@ def test_unknown_words_are_found_before_a_run(untrained, minilm):
     assert unknown_words(untrained, text) == run(untrained, text).unknown_words == ("☃",)
     assert unknown_words(untrained, "The small dog sees the old man.") == ()
     assert unknown_words(minilm, "The cat sat on the mat. \ud800 unbelievably") == ()
+
+
+@pytest.mark.parametrize(
+    ("typed", "german"),
+    [  # the German written by hand, apart from the grammar
+        ("the cat sat on the mat.", "Die Katze saß auf der Matte."),
+        ("  my sister reads a book", "Meine Schwester liest ein Buch."),
+    ],
+)
+def test_a_small_first_letter_is_read_as_a_capital_by_the_translator(typed, german):
+    """Every sentence the translator learned from begins with a capital; a lecturer's typed
+    "the cat …" was read as written and came out as nonsense ("Charlotte saß auf der Matte.")."""
+    translator = load("en-de", torch.device("cpu"))
+    trace = run(translator, typed)
+    assert trace.output == german
+    assert trace.source_tokens[0][0].isupper()
+    first = typed.split()[0]
+    assert any(f"“{first}” is read as “{first.capitalize()}”" in n for n in trace.notices)
+    assert run(translator, typed.strip().capitalize()).notices == ()
+
+
+def test_a_text_is_read_as_typed_where_the_model_learned_any_case(untrained):
+    trace = run(untrained, TEXT)
+    assert trace.source_tokens[0] == "the" and trace.notices == ()
