@@ -383,7 +383,10 @@ def matrix_figure(
         f"{KIND_LABELS[kind]} · every layer and head · queries and keys of "
         f"{len(corpus.sentences)} sentences (PCA of each head)"
     )
-    layout = legend_below(fig, presentation, plot_height=round(rows * cell + 3 * font), per_row=2)
+    # no axis under the small plots: the legend follows the last row (a gap of one line)
+    layout = legend_below(
+        fig, presentation, plot_height=round(rows * cell + 3 * font), per_row=2, axis_px=20
+    )
     layout["legend"]["itemsizing"] = "constant"  # the small plots' dots are too small to read
     apply_layout(
         fig,

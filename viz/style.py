@@ -97,10 +97,15 @@ CHAR_WIDTH = 0.6
 
 
 def legend_below(
-    fig: go.Figure, presentation: bool, plot_height: int | None = None, per_row: int = 1
+    fig: go.Figure,
+    presentation: bool,
+    plot_height: int | None = None,
+    per_row: int = 1,
+    axis_px: int = 110,
 ) -> dict:
     """Layout for a legend in the bottom margin (container coordinates), `per_row` entries a
-    row, so it covers neither the plot nor the x axis: the legend and margin settings for
+    row, so it covers neither the plot nor the x axis (its tick labels and title: `axis_px` at
+    the normal font size, 0 for a figure with none): the legend and margin settings for
     `apply_layout`, and with `plot_height` a figure height that adds the legend's rows to it."""
     factor = font_scale(presentation)
     entries = sum(1 for trace in fig.data if trace.showlegend is not False)
@@ -117,7 +122,7 @@ def legend_below(
             "entrywidth": 1 / per_row if per_row > 1 else None,
             "entrywidthmode": "fraction",
         },
-        "margin": {"b": legend_px + round(110 * factor)},
+        "margin": {"b": legend_px + round(axis_px * factor)},
     }
     if plot_height is not None:
         layout["height"] = plot_height + legend_px
