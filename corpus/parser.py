@@ -172,6 +172,10 @@ class _Parser:
             if adjective is not None and adjective not in self.ix.adjectives:
                 continue
             for noun, plural in self.ix.nouns.get(self.at(k) or "", []):
+                if det == "bare" and not plural and not self.lex.noun(noun).mass:
+                    # the generator writes no bare singular count noun: read as one, "the train
+                    # station" became a subject "the train" and a complement "station"
+                    continue
                 np = NP(noun, det, plural, adjective, number, possessor)
                 yield from self._relatives(np, k + 1, relative)
 

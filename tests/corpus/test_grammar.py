@@ -74,6 +74,19 @@ def test_the_issue_sentences():
     assert got == cases
 
 
+@pytest.mark.parametrize("english", ["Where is the train station?", "The man sees dog."])
+def test_a_bare_singular_count_noun_has_no_reference(english):
+    """English needs an article before a singular count noun, and the grammar never writes one
+    without: "the train station" was read as "the train" and a complement "station", and the
+    page offered "Wo ist der Zug Bahnhof?" as the reference."""
+    assert translate(english) is None
+
+
+def test_bare_plurals_and_mass_nouns_keep_their_reference():
+    assert translate("Dogs are big.").german_text == "Hunde sind groß."
+    assert translate("The man drinks water.").german_text == "Der Mann trinkt Wasser."
+
+
 def test_coreference_of_the_famous_pair_points_at_the_right_noun():
     tired = translate("The animal didn't cross the street because it was too tired.")
     wide = translate("The animal didn't cross the street because it was too wide.")
