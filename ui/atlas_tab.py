@@ -82,14 +82,7 @@ PROJECTION_HELP = {
 
 
 def _corpus(ctx: state.ViewContext) -> tuple[str, ...] | None:
-    ATLAS_CORPUS.seed("built-in", valid=lambda v: v in CORPORA)
-    source = st.radio(
-        "Corpus",
-        list(CORPORA),
-        format_func=CORPORA.get,
-        key=ATLAS_CORPUS.name,
-        horizontal=True,
-    )
+    source = controls.url_radio(st, "Corpus", ATLAS_CORPUS, CORPORA, "built-in")
     if source == "built-in":
         lines = built_in_corpus(ctx.loaded)
         st.caption(
@@ -186,28 +179,15 @@ def _roles(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
 
 
 def _colour_by(options: tuple[str, ...] = tuple(COLOUR_BY)) -> str:
-    ATLAS_COLOUR.seed("role", valid=lambda v: v in options)
-    return st.radio(
-        "Colour by",
-        list(options),
-        format_func=COLOUR_BY.get,
-        key=ATLAS_COLOUR.name,
-        horizontal=True,
-    )
+    offered = {option: COLOUR_BY[option] for option in options}
+    return controls.url_radio(st, "Colour by", ATLAS_COLOUR, offered, "role")
 
 
 def _head(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
     kind, layer, head = controls.head_row(
         corpus, keys=(ATLAS_KIND, ATLAS_LAYER, ATLAS_HEAD), head_choice="one"
     )
-    ATLAS_PROJECTION.seed("pca", valid=lambda v: v in PROJECTIONS)
-    method = st.radio(
-        "Projection",
-        list(PROJECTIONS),
-        format_func=PROJECTIONS.get,
-        key=ATLAS_PROJECTION.name,
-        horizontal=True,
-    )
+    method = controls.url_radio(st, "Projection", ATLAS_PROJECTION, PROJECTIONS, "pca")
     colour_by = _colour_by()
     named = ""
     if colour_by == "token":
@@ -310,10 +290,7 @@ def render(ctx: state.ViewContext) -> None:
             "translation for its decoder to read (its own would be noise)"
         )
     st.caption(f"{len(corpus.sentences)} sentences, {tokens:,} tokens{decoder}.")
-    ATLAS_VIEW.seed("roles", valid=lambda v: v in VIEWS)
-    view = st.radio(
-        "View", list(VIEWS), format_func=VIEWS.get, key=ATLAS_VIEW.name, horizontal=True
-    )
+    view = controls.url_radio(st, "View", ATLAS_VIEW, VIEWS, "roles")
     if view == "roles":
         _roles(ctx, corpus, lines)
     elif view == "head":

@@ -8,6 +8,8 @@ tab's layer in the model overview) seeds it without drawing it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import streamlit as st
 
 from viz.attention import head_label
@@ -104,3 +106,10 @@ def statistic_selector(where, key: UrlKey, offered: list[str], label_of) -> str:
     return where.selectbox(
         "Statistic for the layer × head chart", offered, format_func=label_of, key=key.name
     )
+
+
+def url_radio(where, label: str, key: UrlKey, options: Mapping[str, str], default: str) -> str:
+    """A row of radio buttons over `options` (value -> what the page says), the choice kept in
+    the URL under `key` (`default` where the URL has none or one not offered)."""
+    key.seed(default, valid=lambda v: v in options)
+    return where.radio(label, list(options), format_func=options.get, key=key.name, horizontal=True)
