@@ -163,7 +163,9 @@ def run_corpus(
     took 2 s a sentence: its corpus run keeps the encoder's heads alone."""
     if not lines:
         raise InputError("The corpus is empty: paste sentences, " + LIMITS + ".")
-    total = sum(len(loaded.tokenizer.encode(line, loaded.max_source_tokens).ids) for line in lines)
+    texts = [read_as(loaded, tokenizable(line)) for line in lines]  # as `run` reads them
+    source_ids = [loaded.tokenizer.encode(text, loaded.max_source_tokens).ids for text in texts]
+    total = sum(len(ids) for ids in source_ids)
     if total > MAX_TOKENS:
         raise InputError(
             f"The corpus has {total:,} tokens; the atlas reads at most {MAX_TOKENS:,}: "
@@ -176,16 +178,14 @@ def run_corpus(
     # source length, so no padding mask is needed; a decoder's own translation is one Trace each
     batches: dict[int, list[tuple[int, Sequence[int], Reference | None]]] = {}
     done = 0
-    for index, line in enumerate(lines):
-        text = read_as(loaded, tokenizable(line))
+    for index, (line, text, ids) in enumerate(zip(lines, texts, source_ids)):
         reference = loaded.reference(text) if loaded.reference is not None else None
         forced = reference.target_ids if reference is not None and decoder else None
-        ids = loaded.tokenizer.encode(text, loaded.max_source_tokens).ids
         if ids and (not decoder or encoder_only or forced):
             batches.setdefault(len(ids), []).append((index, ids, reference if forced else None))
             continue
         trace = run(loaded, line, target=forced or None)  # an empty line's InputError comes here
-        runs[index] = _sentence_run(line, trace, trace.kinds, reference if forced else None)
+        runs[index] = _sentence_run(line, trace, reference if forced else None)
         done += 1
         if progress is not None:
             progress(done, len(lines))
@@ -210,9 +210,8 @@ def run_corpus(
     )
 
 
-def _sentence_run(
-    text: str, trace: Trace, kinds: Sequence[str], reference: Reference | None
-) -> SentenceRun:
+def _sentence_run(text: str, trace: Trace, reference: Reference | None) -> SentenceRun:
+    kinds = trace.kinds
     return SentenceRun(
         text=text,
         tokens=MappingProxyType({kind: trace.axis_tokens(kind) for kind in kinds}),
