@@ -44,8 +44,9 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from corpus.generator import generate
+from corpus.grammar import join_tokens
 
-from .subword import SubwordTokenizer
+from .subword import SubwordTokenizer, piece_alignment
 from .tokenization import BOS_ID, EOS_ID, PAD_ID
 from .transformer import (
     DEFAULT_SETTINGS,
@@ -61,6 +62,8 @@ from .weights import (
     WeightsError,
     check_sha256,
     load_tied,
+    load_weights,
+    read_sidecar,
     save_weights,
     sha256_of,
     without_tied_copies,
@@ -120,6 +123,14 @@ class Recipe:
     calibrate_steps: int = 200
     threads: int = 2
     moments: str = "bf16"  # how the checkpoint stores Adam's moments: bf16 (compact) | fp32
+    # a fine-tune: the first step starts from these shipped weights (and their tokenizer)
+    init_from: str | None = None
+    # alignment supervision (Garg et al., 2019, "Jointly Learning to Align and Translate with
+    # Transformer Models", Section 4.2): the cross-attention head [layer, head] (1-based) whose
+    # rows are pulled towards the grammar's gold word alignment, by a cross-entropy term times
+    # `align_weight` added to the translation loss
+    align_head: tuple[int, int] | None = None
+    align_weight: float = 0.05
     checkpoint_minutes: float = 10.0
     log_every: int = 50
     phases: tuple[Phase, ...] = field(default_factory=tuple)
@@ -146,6 +157,8 @@ class Recipe:
     def read(cls, path: Path) -> Recipe:
         raw = tomllib.loads(Path(path).read_text())
         phases = tuple(Phase(**p) for p in raw.pop("phases"))
+        if "align_head" in raw:
+            raw["align_head"] = tuple(raw["align_head"])
         return cls(**raw, phases=phases)
 
 
@@ -173,8 +186,17 @@ def rate(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
 # ------------------------------------------------------------------------- data
 
 
-def _generate_chunk(args: tuple[int, int]) -> list[tuple[str, str]]:
-    n, seed = args
+# English words, German words, and per German word the English words it translates
+AlignedText = tuple[list[str], list[str], list[list[int]]]
+
+
+def _generate_chunk(args: tuple[int, int, bool]) -> list[Any]:
+    n, seed, aligned = args
+    if aligned:
+        return [
+            (list(ex.english), list(ex.german), [list(a) for a in ex.alignment])
+            for ex in generate(n, seed=seed)
+        ]
     return [(ex.english_text, ex.german_text) for ex in generate(n, seed=seed)]
 
 
@@ -187,10 +209,25 @@ def training_texts(
     key = f"{size}-{seed}-{_corpus_digest()}"
     if cache is not None and (cache / f"texts-{key}.json").exists():
         return [tuple(p) for p in json.loads((cache / f"texts-{key}.json").read_text())]
-    texts = _generate(size, seed, workers)
+    texts = _generate(size, seed, workers, aligned=False)
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
         (cache / f"texts-{key}.json").write_text(json.dumps(texts, ensure_ascii=False))
+    return texts
+
+
+def aligned_training_texts(
+    size: int, seed: int, workers: int = 2, cache: Path | None = None
+) -> list[AlignedText]:
+    """`training_texts` as words, with the grammar's gold word alignment of every pair: the same
+    sentences, for a recipe that supervises a head's alignment."""
+    file = None if cache is None else cache / f"aligned-{size}-{seed}-{_corpus_digest()}.json"
+    if file is not None and file.exists():
+        return [tuple(t) for t in json.loads(file.read_text())]
+    texts: list[AlignedText] = _generate(size, seed, workers, aligned=True)
+    if file is not None:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(json.dumps(texts, ensure_ascii=False))
     return texts
 
 
@@ -202,9 +239,9 @@ def _corpus_digest() -> str:
     return digest.hexdigest()[:12]
 
 
-def _generate(size: int, seed: int, workers: int) -> list[tuple[str, str]]:
+def _generate(size: int, seed: int, workers: int, aligned: bool) -> list[Any]:
     chunk = 5000
-    jobs = [(min(chunk, size - start), seed * 1_000_003 + i) for i, start in
+    jobs = [(min(chunk, size - start), seed * 1_000_003 + i, aligned) for i, start in
             enumerate(range(0, size, chunk))]  # fmt: skip
     if workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(workers) as pool:
@@ -221,6 +258,44 @@ def encode_pairs(
     src = tokenizer.encode_batch([en for en, _ in texts])
     tgt = tokenizer.encode_batch([de for _, de in texts])
     return [(s, [BOS_ID, *t, EOS_ID]) for s, t in zip(src, tgt)]
+
+
+def encode_aligned(
+    texts: Sequence[AlignedText], tokenizer: SubwordTokenizer
+) -> tuple[list[EncodedPair], list[list[tuple[int, ...]]]]:
+    """`encode_pairs` of aligned texts, and per pair the gold alignment on pieces: for target
+    piece j, the source pieces its German word is aligned to (empty for a word aligned to none)."""
+    pairs: list[EncodedPair] = []
+    alignments: list[list[tuple[int, ...]]] = []
+    for english, german, alignment in texts:
+        src, src_words = tokenizer.encode_words(english)
+        tgt, tgt_words = tokenizer.encode_words(german)
+        pairs.append((src, [BOS_ID, *tgt, EOS_ID]))
+        alignments.append(piece_alignment(src_words, tgt_words, alignment))
+    return pairs, alignments
+
+
+def alignment_targets(
+    alignments: Sequence[Sequence[tuple[int, ...]]], batch: list[int], rows: int, columns: int
+) -> Tensor:
+    """[B, rows, columns]: decoder row j's gold distribution over the source pieces (Garg et al.,
+    2019: the alignment normalised over each target word's links), where row j reads target
+    piece j-1 and writes piece j; rows without a link (padding, </s>, unaligned words) are 0."""
+    out = torch.zeros(len(batch), rows, columns)
+    for b, i in enumerate(batch):
+        for j, sources in enumerate(alignments[i][:rows]):
+            if sources:
+                out[b, j, list(sources)] = 1.0 / len(sources)
+    return out
+
+
+def alignment_loss(weights: Tensor, gold: Tensor) -> Tensor:
+    """Garg et al. (2019), Eq. (5): the cross-entropy -sum_i G_ji log A_ji of one head's
+    attention rows A [B, T, S] against the gold distributions G, averaged over the rows that
+    have a link."""
+    linked = gold.sum(-1) > 0
+    per_row = -(gold * weights.float().clamp_min(1e-9).log()).sum(-1)
+    return per_row[linked].sum() / linked.sum().clamp_min(1)
 
 
 def token_batches(pairs: Sequence[EncodedPair], batch_tokens: int, seed: int) -> list[list[int]]:
@@ -325,10 +400,15 @@ def loss_on_batch(
     smoothing: float,
     bf16: bool,
     settings: RunSettings = DEFAULT_SETTINGS,
+    align_head: tuple[int, int] | None = None,
+    gold_alignment: Tensor | None = None,
+    align_weight: float = 0.0,
 ) -> Tensor:
     """Label-smoothed cross-entropy (Section 5.4) of predicting tgt[1:] from tgt[:-1], on the
     device src and tgt are on; the forward pass under bfloat16 autocast if asked, the loss in
-    float32. Nothing is read back, so a GPU is not waited on (`target_tokens` counts on the CPU)."""
+    float32. Nothing is read back, so a GPU is not waited on (`target_tokens` counts on the CPU).
+    With `align_head` (layer, head, 1-based) and `gold_alignment` (`alignment_targets`), plus
+    `align_weight` times that head's `alignment_loss`."""
     if model.generator is None:
         raise ValueError("an encoder-only model has no decoder to train")
     decoder_input, gold = tgt[:, :-1], tgt[:, 1:]
@@ -345,6 +425,10 @@ def loss_on_batch(
         ignore_index=PAD_ID,
         label_smoothing=smoothing,
     )
+    if align_head is not None and gold_alignment is not None:
+        layer, head = align_head
+        weights = out.cross_attention[layer - 1].captured()[:, head - 1]
+        loss = loss + align_weight * alignment_loss(weights, gold_alignment)
     return loss
 
 
@@ -481,12 +565,24 @@ def train(
     device = resolve_device(recipe.device)
     torch.set_num_threads(recipe.threads)
     started_at = time.perf_counter()
-    texts = training_texts(recipe.train_size, recipe.data_seed, workers, cache)
+    aligned: list[AlignedText] = []
+    if recipe.align_head is not None:
+        aligned = aligned_training_texts(recipe.train_size, recipe.data_seed, workers, cache)
+        texts = [(join_tokens(en), join_tokens(de)) for en, de, _ in aligned]
+    else:
+        texts = training_texts(recipe.train_size, recipe.data_seed, workers, cache)
     data_seconds = time.perf_counter() - started_at
+    start_from = read_sidecar(ROOT / recipe.init_from) if recipe.init_from else None
     tokenizer = checkpoint_tokenizer(checkpoint_dir)
+    if tokenizer is None and start_from is not None:
+        tokenizer = SubwordTokenizer.from_json(json.dumps(start_from["tokenizer"]))
     if tokenizer is None:
         tokenizer = SubwordTokenizer.train([t for pair in texts for t in pair], recipe.vocab_size)
-    pairs = encode_pairs(texts, tokenizer)
+    alignments: list[list[tuple[int, ...]]] = []
+    if aligned:
+        pairs, alignments = encode_aligned(aligned, tokenizer)
+    else:
+        pairs = encode_pairs(texts, tokenizer)
     padder = Padder(pairs)
     lengths = ([len(s) for s, _ in pairs], [len(t) for _, t in pairs])
     config, model = build(recipe, len(tokenizer))
@@ -494,7 +590,12 @@ def train(
     optimizer = torch.optim.Adam(
         model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9, fused=device.type == "cuda"
     )
-    progress: dict[str, Any] = load_checkpoint(checkpoint_dir, model, optimizer) or {
+    progress = load_checkpoint(checkpoint_dir, model, optimizer)
+    if progress is None and start_from is not None:
+        assert recipe.init_from is not None
+        path = ROOT / recipe.init_from
+        load_tied(model, load_weights(path, start_from["sha256"]))
+    progress = progress or {
         "step": 0,
         "epoch": 0,
         "batch_in_epoch": 0,
@@ -561,6 +662,11 @@ def train(
             for group in optimizer.param_groups:
                 group["lr"] = lr
             src, tgt, n_tokens = padder(batch)
+            gold_alignment = None
+            if alignments:
+                gold_alignment = alignment_targets(
+                    alignments, batch, tgt.size(1) - 1, src.size(1)
+                ).to(device, non_blocking=True)
             # no wait for the GPU here: the copy is queued behind the last step's work
             loss = loss_on_batch(
                 model,
@@ -569,6 +675,9 @@ def train(
                 recipe.smoothing,
                 bf16,
                 settings,
+                recipe.align_head,
+                gold_alignment,
+                recipe.align_weight,
             )
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
