@@ -14,7 +14,7 @@ import torch
 
 from model.transformer import sinusoidal_table
 
-from .loaded import LoadedModel
+from .loaded import LoadedModel, read_as
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def input_parts(loaded: LoadedModel, text: str) -> InputParts:
     """
     embed = loaded.model.src_embed
     config = loaded.model.config
-    tokenized = loaded.tokenizer.encode(text, loaded.max_source_tokens)
+    tokenized = loaded.tokenizer.encode(read_as(loaded, text), loaded.max_source_tokens)
     ids = torch.tensor([tokenized.ids], device=loaded.device)
     with torch.inference_mode():
         tokens = embed.tokens(ids)[0]
@@ -112,22 +112,35 @@ def _word_groups(loaded: LoadedModel, text: str) -> tuple[list[list[int]], list[
 def shuffle_words(loaded: LoadedModel, text: str, seed: int) -> ShuffledText | None:
     """The words of `text` in a seeded random order, with the permutation of the tokens.
 
+    Both texts are read as `run()` reads them (`read_as`): for a model that raises a small
+    first letter, a word that would be raised at the front of the shuffled text is not put
+    there (the order is rotated to start with a word that reads the same), since "dog" and
+    "Dog" are different tokens ("Do ##g") and the permutation would not be the true one.
+
     Returns None when the shuffled text does not tokenize into exactly the permuted tokens
     (a tokenizer that reads words differently in another context), so callers never show a
     permutation that is not the true one.
     """
+    text = read_as(loaded, text)
     tokens = loaded.tokenizer.encode(text, loaded.max_source_tokens).tokens
     groups, words = _word_groups(loaded, text)
     if len(groups) < 2:
         return None
-    order = np.random.default_rng(seed).permutation(len(groups))
+    order = list(np.random.default_rng(seed).permutation(len(groups)))
+    for start in range(len(order)):
+        rotated = order[start:] + order[:start]
+        if read_as(loaded, words[rotated[0]]) == words[rotated[0]]:
+            order = rotated
+            break
     inner = [index for i in order for index in groups[i]]
     grouped = {index for group in groups for index in group}
     # Tokens outside the word groups (the specials) stay where they are.
     inner_iter = iter(inner)
     permutation = tuple(next(inner_iter) if i in grouped else i for i in range(len(tokens)))
     shuffled = " ".join(words[i] for i in order)
-    retokenized = loaded.tokenizer.encode(shuffled, loaded.max_source_tokens).tokens
+    retokenized = loaded.tokenizer.encode(
+        read_as(loaded, shuffled), loaded.max_source_tokens
+    ).tokens
     if retokenized != tuple(tokens[i] for i in permutation):
         return None
     return ShuffledText(shuffled, permutation)

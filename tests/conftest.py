@@ -20,3 +20,9 @@ def untrained():
 def minilm():
     """The pretrained MiniLM-L6 encoder in our blocks."""
     return load("minilm-l6", torch.device("cpu"))
+
+
+@pytest.fixture(scope="session")
+def translator():
+    """The shipped English→German translator (read-only: shared by many tests)."""
+    return load("en-de", torch.device("cpu"))
