@@ -9,7 +9,7 @@ import streamlit as st
 
 from model.weights import WeightsError
 from runtime.registry import MODELS, ModelUnavailable, default_device, default_model_name
-from runtime.trace import InputError, unknown_words
+from runtime.trace import InputError
 from ui import (
     ablation_tab,
     atlas_tab,
@@ -26,7 +26,6 @@ from ui import (
     state,
     url,
 )
-from ui.text import unknown_words_markdown
 
 PAGE_CSS = Path(__file__).with_name("ui") / "page.css"
 PRESENTATION_CSS = Path(__file__).with_name("ui") / "presentation.css"
@@ -50,7 +49,6 @@ with st.sidebar:
     name = st.selectbox("Model", names, format_func=lambda n: MODELS[n].label, key=url.MODEL.name)
     st.caption(MODELS[name].summary)
     text = st.text_area("Text", key=url.TEXT.name, height=110, max_chars=state.MAX_TEXT_CHARS)
-    vocabulary_check = st.empty()  # filled once the model is loaded, before it runs
     scenes.sidebar()
     presentation = st.toggle("Presentation mode (everything larger)", key=url.PRESENT.name)
     st.caption(f"Running on: **{default_device().type.upper()}**")
@@ -66,10 +64,6 @@ except (ModelUnavailable, WeightsError) as err:
     st.info("Choose another model in the sidebar.")
     url.mirror()
     st.stop()
-
-unknown = unknown_words(loaded, text)
-if unknown:
-    vocabulary_check.warning(unknown_words_markdown(unknown, loaded.label))
 
 decoding = "greedy"
 if loaded.model.config.is_encoder_decoder:

@@ -140,13 +140,6 @@ class Trace:
         }
 
 
-def unknown_words(loaded: LoadedModel, text: str) -> tuple[str, ...]:
-    """The words of `text` the model would read as <unk> (a sub-word vocabulary splits any word
-    into pieces it knows, so these hold a character it never saw): what the page marks as soon
-    as a text is entered, before anything runs."""
-    return loaded.tokenizer.encode(tokenizable(text), loaded.max_source_tokens).unknown
-
-
 def tokenizable(text: str) -> str:
     """`text` without NUL characters and with lone surrogates replaced: they are not Unicode
     text (no browser sends them) and they stop the Rust tokenizer."""

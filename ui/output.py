@@ -9,7 +9,7 @@ from runtime.trace import Trace
 from viz import export
 
 from . import scenes, state
-from .text import escape_markdown
+from .text import escape_markdown, unknown_words_markdown
 
 
 def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
@@ -35,8 +35,12 @@ def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
                 f"The model's output {verdict} the grammar's reference: "
                 + escape_markdown(reference.text)
             )
+    # every notice stands by the output: presentation mode folds the sidebar away, and the class
+    # must see that the output was built without some typed words
     for notice in trace.notices:
-        if notice != trace.vocabulary_notice:  # the sidebar lists unknown words, under the text
+        if notice == trace.vocabulary_notice:
+            st.warning(unknown_words_markdown(trace.unknown_words, loaded.label))
+        else:
             st.warning(escape_markdown(notice))  # notices quote typed words
     if export.slide_failure():  # a slide image was asked for and could not be made
         st.warning(escape_markdown(f"The last slide image failed: {export.slide_failure()}"))

@@ -14,7 +14,7 @@ from model.decoding import beam_search, greedy_decode
 from model.tokenization import BOS_ID, EOS_ID
 from model.transformer import RunSettings, padding_mask, subsequent_mask
 from runtime.registry import load
-from runtime.trace import InputError, run, unknown_words
+from runtime.trace import InputError, run
 
 TEXT = "the small dog sees the old man ."
 
@@ -172,13 +172,11 @@ def test_a_word_is_unknown_exactly_when_a_character_of_it_is_not_in_the_vocabula
     assert all(word in trace.vocabulary_notice for word in expected)
 
 
-def test_unknown_words_are_found_before_a_run(untrained, minilm):
-    """What the sidebar marks as soon as a text is entered: exactly the words the run reads as
-    <unk>, which its notice names."""
-    text = "The ☃ sees the man."
-    assert unknown_words(untrained, text) == run(untrained, text).unknown_words == ("☃",)
-    assert unknown_words(untrained, "The small dog sees the old man.") == ()
-    assert unknown_words(minilm, "The cat sat on the mat. \ud800 unbelievably") == ()
+def test_the_run_names_exactly_the_words_it_reads_as_unk(untrained, minilm):
+    """What the page marks beside the output: exactly the words the run reads as <unk>."""
+    assert run(untrained, "The ☃ sees the man.").unknown_words == ("☃",)
+    assert run(untrained, "The small dog sees the old man.").unknown_words == ()
+    assert run(minilm, "The cat sat on the mat. \ud800 unbelievably").unknown_words == ()
 
 
 @pytest.mark.parametrize(

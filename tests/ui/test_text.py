@@ -1,5 +1,6 @@
 """ui.text: typed text reaches Markdown only escaped, as Streamlit would otherwise format it."""
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.text import escape_markdown, unknown_words_markdown
@@ -19,16 +20,19 @@ def test_unknown_words_are_listed_as_literal_text():
     assert markdown.endswith(" saw in training: **\\*\\*mat\\*\\***, **☃**")
 
 
-def test_the_sidebar_marks_unknown_words_before_the_output():
-    """On the page: the warning sits under the text box and names the typed words escaped."""
+@pytest.mark.parametrize("present", [False, True])
+def test_unknown_words_are_marked_beside_the_output_in_either_mode(present):
+    """The warning stands by the output, where a class sees it when presentation mode has folded
+    the sidebar away, and names the typed words escaped; the sidebar does not repeat it."""
     page = AppTest.from_file("../../app.py", default_timeout=600)
     page.query_params["model"] = "paper-untrained"
     page.query_params["text"] = "The **cat** sat on the ☃."
-    page.query_params["tab"] = "Model"  # a light tab: the test is about the sidebar
+    page.query_params["tab"] = "Model"  # a light tab: the test is about the notice
+    if present:
+        page.query_params["present"] = "1"
     page.run()
     assert not page.exception
-    warnings = [w.value for w in page.sidebar.warning]
-    assert len(warnings) == 1 and "reads these as" in warnings[0]
+    warnings = [w.value for w in page.main.warning if "reads these as" in w.value]
+    assert len(warnings) == 1
     assert warnings[0].endswith("**\\*\\*cat\\*\\***, **☃**")  # typed asterisks stay literal
-    # said once: the main area does not repeat the sidebar's warning
-    assert not [w.value for w in page.main.warning if "vocabulary" in w.value]
+    assert not [w.value for w in page.sidebar.warning]
