@@ -79,6 +79,7 @@ try:
     trace = state.get_trace(name, text, decoding=decoding)
 except InputError as err:
     st.warning(str(err))
+    url.keep_undrawn()
     url.mirror()
     st.stop()
 

@@ -30,6 +30,8 @@ DECLARED: dict[str, UrlKey] = {}
 SEEDED_THIS_RUN = "url_keys_this_run"
 # The URL's values of the keys whose widget values the browser sent (see UrlKey.seed).
 FALLBACKS_THIS_RUN = "url_fallbacks_this_run"
+# The values of keys whose widgets a run that stopped early did not draw (see keep_undrawn).
+KEPT = "url_kept_undrawn"
 
 
 def parse_bool(raw: str) -> bool:
@@ -94,6 +96,13 @@ class UrlKey:
         behind) would otherwise overwrite.
         """
         _seeded_this_run()[self.name] = None
+        kept = st.session_state.get(KEPT, {})
+        if self.name in kept:
+            # Its widget was not drawn in the last run (see `keep_undrawn`): set through the API,
+            # so the widget the browser draws anew shows the value the views use.
+            value = kept.pop(self.name)
+            st.session_state[self.name] = value if valid is None or valid(value) else default
+            return
         known = self.name in st.session_state
         value = st.session_state[self.name] if known else self._from_url(default)
         if valid is not None and not valid(value):
@@ -113,6 +122,18 @@ def start_run() -> None:
     """Forget the keys seeded by the last run (call it first thing in the page script)."""
     st.session_state[SEEDED_THIS_RUN] = {}
     st.session_state[FALLBACKS_THIS_RUN] = {}
+
+
+def keep_undrawn() -> None:
+    """Keep the value of every declared key this run did not seed, for a run that stops before
+    the views draw their widgets (an empty text). Streamlit forgets the state of a widget that a
+    run does not draw, while the browser may still send its last value: the next run's views
+    then read layer 4 while the re-drawn slider showed layer 1 (issue 45, item 2)."""
+    kept = st.session_state.setdefault(KEPT, {})
+    seeded = _seeded_this_run()
+    for name in DECLARED:
+        if name not in seeded and name in st.session_state:
+            kept[name] = st.session_state[name]
 
 
 def mirror() -> None:
