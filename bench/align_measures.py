@@ -61,7 +61,8 @@ def measure(
         tgt = torch.tensor([[BOS_ID, *tgt_ids, EOS_ID]])
         src_mask = padding_mask(src, PAD_ID)
         encoded = model.encode(src, src_mask)
-        for i, hidden in enumerate(encoded.hidden_states):
+        # the layers' outputs, the last as cross-attention reads it (a pre-norm stack's final norm)
+        for i, hidden in enumerate([*encoded.hidden_states[:-1], encoded.memory]):
             x = hidden[0]
             spread[i] += (x - x.mean(0)).pow(2).sum(-1).mean().sqrt()
         decoder_input, target = tgt[:, :-1], tgt[:, 1:]

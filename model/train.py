@@ -104,6 +104,8 @@ class Recipe:
     d_model: int = 256
     d_ff: int = 1024
     dropout: float = 0.1
+    norm_first: bool = False  # pre-norm (TransformerConfig.norm_first); the paper's is post-norm
+    embedding_init: str = "xavier"  # or "normal", N(0, 1/d_model) (make_model)
     # optimisation (Section 5.3, 5.4)
     seed: int = 0
     batch_tokens: int = 4000
@@ -538,8 +540,9 @@ def build(recipe: Recipe, vocab_size: int) -> tuple[TransformerConfig, EncoderDe
         h=recipe.h,
         dropout=recipe.dropout,
         max_len=512,
+        norm_first=recipe.norm_first,
     )
-    return config, make_model(config, seed=recipe.seed)
+    return config, make_model(config, seed=recipe.seed, embedding_init=recipe.embedding_init)
 
 
 def train(

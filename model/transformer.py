@@ -46,6 +46,10 @@ class TransformerConfig:
     embedding_norm: bool = False  # LayerNorm on the summed input embeddings (BERT)
     layer_norm_eps: float = 1e-5
     pad_id: int = 0
+    # Pre-norm residual connections, x + Dropout(Sublayer(LayerNorm(x))), and a LayerNorm after
+    # each stack (Xiong et al., 2020); False is the paper's post-norm (Section 3.1). Issue 47's
+    # short runs compare the two on the translator.
+    norm_first: bool = False
 
     def __post_init__(self) -> None:
         if self.d_model % self.h:
@@ -357,16 +361,32 @@ class InputEmbedding(nn.Module):
 
 
 class SublayerConnection(nn.Module):
-    """Post-norm residual connection, as in the paper: LayerNorm(x + Dropout(Sublayer(x)))."""
+    """Post-norm residual connection, as in the paper: LayerNorm(x + Dropout(Sublayer(x))); with
+    `norm_first`, pre-norm: x + Dropout(Sublayer(LayerNorm(x))), the sub-layer reading `input(x)`."""
 
-    def __init__(self, d_model: int, dropout: float, eps: float):
+    def __init__(self, d_model: int, dropout: float, eps: float, norm_first: bool = False):
         super().__init__()
         self.norm = nn.LayerNorm(d_model, eps=eps)
         self.dropout = Dropout(dropout)
+        self.norm_first = norm_first
+
+    def input(self, x: Tensor) -> Tensor:
+        """What the sub-layer reads: x itself (post-norm) or LayerNorm(x) (pre-norm)."""
+        normed: Tensor = self.norm(x) if self.norm_first else x
+        return normed
 
     def forward(self, x: Tensor, sublayer_output: Tensor) -> Tensor:
+        if self.norm_first:
+            added: Tensor = x + self.dropout(sublayer_output)
+            return added
         normed: Tensor = self.norm(x + self.dropout(sublayer_output))
         return normed
+
+
+def sublayer_input(connection: nn.Module, x: Tensor) -> Tensor:
+    """`SublayerConnection.input` of a ModuleList entry (typed for the checker)."""
+    assert isinstance(connection, SublayerConnection)
+    return connection.input(x)
 
 
 class EncoderLayer(nn.Module):
@@ -378,7 +398,8 @@ class EncoderLayer(nn.Module):
         self.self_attn = MultiHeadedAttention("encoder_self", layer, c.h, c.d_model, c.dropout)
         self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout, c.activation)
         self.sublayer = nn.ModuleList(
-            SublayerConnection(c.d_model, c.dropout, c.layer_norm_eps) for _ in range(2)
+            SublayerConnection(c.d_model, c.dropout, c.layer_norm_eps, c.norm_first)
+            for _ in range(2)
         )
 
     def forward(
@@ -388,9 +409,10 @@ class EncoderLayer(nn.Module):
         settings: RunSettings,
         weights_out: Tensor | None = None,
     ) -> tuple[Tensor, AttentionRecord]:
-        attended, record = self.self_attn(x, x, x, mask, settings, weights_out)
+        h = sublayer_input(self.sublayer[0], x)
+        attended, record = self.self_attn(h, h, h, mask, settings, weights_out)
         x = self.sublayer[0](x, attended)
-        return self.sublayer[1](x, self.feed_forward(x)), record
+        return self.sublayer[1](x, self.feed_forward(sublayer_input(self.sublayer[1], x))), record
 
 
 class DecoderLayer(nn.Module):
@@ -403,7 +425,8 @@ class DecoderLayer(nn.Module):
         self.src_attn = MultiHeadedAttention("cross", layer, c.h, c.d_model, c.dropout)
         self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout, c.activation)
         self.sublayer = nn.ModuleList(
-            SublayerConnection(c.d_model, c.dropout, c.layer_norm_eps) for _ in range(3)
+            SublayerConnection(c.d_model, c.dropout, c.layer_norm_eps, c.norm_first)
+            for _ in range(3)
         )
 
     def forward(
@@ -416,11 +439,14 @@ class DecoderLayer(nn.Module):
         weights_out: tuple[Tensor | None, Tensor | None] = (None, None),
     ) -> tuple[Tensor, AttentionRecord, AttentionRecord]:
         self_out, cross_out = weights_out
-        attended, self_record = self.self_attn(x, x, x, tgt_mask, settings, self_out)
+        h = sublayer_input(self.sublayer[0], x)
+        attended, self_record = self.self_attn(h, h, h, tgt_mask, settings, self_out)
         x = self.sublayer[0](x, attended)
-        attended, cross_record = self.src_attn(x, memory, memory, src_mask, settings, cross_out)
+        h = sublayer_input(self.sublayer[1], x)
+        attended, cross_record = self.src_attn(h, memory, memory, src_mask, settings, cross_out)
         x = self.sublayer[1](x, attended)
-        return self.sublayer[2](x, self.feed_forward(x)), self_record, cross_record
+        ffn = self.feed_forward(sublayer_input(self.sublayer[2], x))
+        return self.sublayer[2](x, ffn), self_record, cross_record
 
 
 def weight_stack(
@@ -456,6 +482,13 @@ class DecoderOutput(NamedTuple):
     cross_weights: Tensor | None = None  # [N, B, h, T, S] (no autograd)
 
 
+def final_norm(config: TransformerConfig) -> nn.LayerNorm | None:
+    """The LayerNorm a pre-norm stack ends with (its layers' outputs are not normalised)."""
+    if not config.norm_first:
+        return None
+    return nn.LayerNorm(config.d_model, eps=config.layer_norm_eps)
+
+
 class Encoder(nn.Module):
     """A stack of N identical encoder layers (Section 3.1)."""
 
@@ -463,6 +496,7 @@ class Encoder(nn.Module):
         super().__init__()
         self.h = config.h
         self.layers = nn.ModuleList(EncoderLayer(i, config) for i in range(config.N))
+        self.norm = final_norm(config)
 
     def forward(self, x: Tensor, mask: Tensor | None, settings: RunSettings) -> EncoderOutput:
         records: list[AttentionRecord] = []
@@ -473,7 +507,8 @@ class Encoder(nn.Module):
             x, record = layer(x, mask, settings, None if weights is None else weights[i])
             records.append(record)
             hidden.append(x)
-        return EncoderOutput(x, records, hidden, weights)
+        memory = x if self.norm is None else self.norm(x)
+        return EncoderOutput(memory, records, hidden, weights)
 
 
 class Decoder(nn.Module):
@@ -483,6 +518,7 @@ class Decoder(nn.Module):
         super().__init__()
         self.h = config.h
         self.layers = nn.ModuleList(DecoderLayer(i, config) for i in range(config.N))
+        self.norm = final_norm(config)
 
     def forward(
         self,
@@ -504,6 +540,8 @@ class Decoder(nn.Module):
             x, self_record, cross_record = layer(x, memory, src_mask, tgt_mask, settings, outs)
             self_records.append(self_record)
             cross_records.append(cross_record)
+        if self.norm is not None:
+            x = self.norm(x)
         return DecoderOutput(x, self_records, cross_records, self_weights, cross_weights)
 
 
@@ -601,12 +639,24 @@ class EncoderDecoder(nn.Module):
         return self.decode(encoded.memory, src_mask, tgt, tgt_mask, settings)
 
 
-def make_model(config: TransformerConfig, seed: int | None = None) -> EncoderDecoder:
-    """Build a model; matrices get Glorot-uniform initialisation as in the Annotated Transformer."""
+def make_model(
+    config: TransformerConfig, seed: int | None = None, embedding_init: str = "xavier"
+) -> EncoderDecoder:
+    """Build a model; matrices get Glorot-uniform initialisation as in the Annotated Transformer.
+    `embedding_init="normal"` draws the token embeddings from N(0, 1/d_model) instead, as
+    tensor2tensor and fairseq do: times sqrt(d_model) (Section 3.4) a token then weighs about as
+    much as its positional encoding, where Glorot's bound for a large vocabulary makes it a
+    quarter of that."""
+    if embedding_init not in ("xavier", "normal"):
+        raise ValueError(f"unknown embedding_init {embedding_init!r}")
     if seed is not None:
         torch.manual_seed(seed)
     model = EncoderDecoder(config)
     for p in model.parameters():
         if p.dim() > 1:
             nn.init.xavier_uniform_(p)
+    if embedding_init == "normal":
+        for embed in (model.src_embed, model.tgt_embed):
+            if embed is not None:
+                nn.init.normal_(embed.tokens.lut.weight, 0.0, config.d_model**-0.5)
     return model

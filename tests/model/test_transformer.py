@@ -302,3 +302,73 @@ def test_the_fused_forward_computes_what_the_captured_one_does(settings):
     assert encoded.weights is None
     with pytest.raises(ValueError, match="capture=False"):
         encoded.attention[0].captured()
+
+
+def _copy_attention(ours, theirs) -> None:
+    theirs.in_proj_weight.copy_(torch.cat([ours.w_q.weight, ours.w_k.weight, ours.w_v.weight]))
+    theirs.in_proj_bias.copy_(torch.cat([ours.w_q.bias, ours.w_k.bias, ours.w_v.bias]))
+    theirs.out_proj.weight.copy_(ours.w_o.weight)
+    theirs.out_proj.bias.copy_(ours.w_o.bias)
+
+
+def _copy_norm(ours, theirs) -> None:
+    theirs.weight.copy_(ours.weight)
+    theirs.bias.copy_(ours.bias)
+
+
+def test_pre_norm_stacks_compute_what_torchs_norm_first_transformer_does():
+    """`norm_first=True` against torch.nn.Transformer(norm_first=True) with the same weights: the
+    encoder's memory and the decoder's output under padding and causal masks."""
+    config = TransformerConfig(
+        src_vocab=50, tgt_vocab=50, N=2, d_model=32, d_ff=64, h=4, dropout=0.0, norm_first=True
+    )
+    model = make_model(config, seed=0).eval()
+    with torch.no_grad():  # LayerNorms away from their initial 1 and 0, so that they matter
+        for name, p in model.named_parameters():
+            if "norm" in name:
+                p.uniform_(0.5, 1.5) if name.endswith("weight") else p.uniform_(-0.5, 0.5)
+    reference = torch.nn.Transformer(
+        d_model=32, nhead=4, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=64,
+        dropout=0.0, norm_first=True, batch_first=True,
+    ).eval()  # fmt: skip
+    with torch.no_grad():
+        for ours, theirs in zip(model.encoder.layers, reference.encoder.layers):
+            _copy_attention(ours.self_attn, theirs.self_attn)
+            theirs.linear1.load_state_dict(ours.feed_forward.w_1.state_dict())
+            theirs.linear2.load_state_dict(ours.feed_forward.w_2.state_dict())
+            _copy_norm(ours.sublayer[0].norm, theirs.norm1)
+            _copy_norm(ours.sublayer[1].norm, theirs.norm2)
+        for ours, theirs in zip(model.decoder.layers, reference.decoder.layers):
+            _copy_attention(ours.self_attn, theirs.self_attn)
+            _copy_attention(ours.src_attn, theirs.multihead_attn)
+            theirs.linear1.load_state_dict(ours.feed_forward.w_1.state_dict())
+            theirs.linear2.load_state_dict(ours.feed_forward.w_2.state_dict())
+            for i, norm in enumerate((theirs.norm1, theirs.norm2, theirs.norm3)):
+                _copy_norm(ours.sublayer[i].norm, norm)
+        _copy_norm(model.encoder.norm, reference.encoder.norm)
+        _copy_norm(model.decoder.norm, reference.decoder.norm)
+    src = torch.tensor([[5, 6, 7, 8, 9], [10, 11, 12, 0, 0]])
+    tgt = torch.tensor([[2, 13, 14, 15], [2, 16, 17, 0]])
+    src_mask = padding_mask(src, 0)
+    tgt_mask = padding_mask(tgt, 0) & subsequent_mask(4)
+    with torch.no_grad():
+        encoded = model.encode(src, src_mask)
+        decoded = model.decode(encoded.memory, src_mask, tgt, tgt_mask)
+        x, y = model.src_embed(src, DEFAULT_SETTINGS), model.tgt_embed(tgt, DEFAULT_SETTINGS)
+        memory = reference.encoder(x, src_key_padding_mask=src == 0)
+        out = reference.decoder(
+            y, memory, tgt_mask=~subsequent_mask(4)[0], tgt_key_padding_mask=tgt == 0,
+            memory_key_padding_mask=src == 0,
+        )  # fmt: skip
+    real_src, real_tgt = src != 0, tgt != 0
+    torch.testing.assert_close(encoded.memory[real_src], memory[real_src], atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(decoded.output[real_tgt], out[real_tgt], atol=1e-5, rtol=1e-5)
+
+
+def test_normal_embedding_initialisation_draws_from_n_0_1_over_d_model():
+    config = TransformerConfig(src_vocab=4000, tgt_vocab=4000, N=1, d_model=64, d_ff=64, h=4)
+    lut = make_model(config, seed=0, embedding_init="normal").src_embed.tokens.lut.weight
+    assert lut.mean().abs() < 0.005
+    assert lut.std().item() == pytest.approx(64**-0.5, rel=0.02)
+    xavier = make_model(config, seed=0).src_embed.tokens.lut.weight
+    assert xavier.abs().max() <= math.sqrt(6 / (4000 + 64))  # Glorot's bound, as before
