@@ -83,7 +83,7 @@ except InputError as err:
     url.mirror()
     st.stop()
 
-output.render(loaded, trace, text)
+output.render(loaded, trace, text, presentation)
 
 # Each tab's render(ctx) draws it; the keys it seeds are mirrored in the URL. Only the open tab
 # runs (lazy tabs), so a change in one view does not redraw the others.

@@ -55,6 +55,8 @@ class LoadedModel:
     # every sentence the model learned from begins with a capital letter: a typed text's first
     # letter is read as one (`read_as`), and the Trace says so
     capitalised: bool = False
+    # the typed words the model's corpus never writes (words it never saw in training)
+    unseen_words: Callable[[str], tuple[str, ...]] | None = None
 
 
 def read_as(loaded: LoadedModel, text: str) -> str:

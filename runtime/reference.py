@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from model.subword import SubwordTokenizer, piece_alignment
 
@@ -83,3 +84,42 @@ def subword_reference(text: str, tokenizer: SubwordTokenizer, max_tokens: int) -
         links,
         tuple(tgt_ids),
     )
+
+
+@cache
+def corpus_english_words() -> frozenset[str]:
+    """Every English word (lower-cased) corpus v2 can write: each form of the lexicon's nouns,
+    verbs, adjectives, adverbs, prepositions and names, and the closed-class words (pronouns,
+    auxiliaries, conjunctions, numbers) as a sample of 2,000 generated sentences writes them
+    (the most frequent words of every sentence; about 3 s, once per server)."""
+    from corpus.generator import generate
+    from corpus.lexicon import load
+
+    lexicon = load()
+    words: set[str] = set()
+    for noun in lexicon.nouns:
+        words |= {noun.en, noun.en_plural}
+    for verb in lexicon.verbs:
+        words |= {verb.en, verb.en_3sg, verb.en_past, verb.en_participle, verb.en_ing}
+    words |= {a.en for a in lexicon.adjectives} | {n.en for n in lexicon.names}
+    for adverb in lexicon.adverbs:
+        words |= set(adverb.en)
+    for preposition in lexicon.prepositions:
+        words |= set(preposition.en)
+    for example in generate(2000, seed=0):
+        words |= set(example.english)
+    return frozenset(w.lower() for w in words)
+
+
+def unseen_words(text: str) -> tuple[str, ...]:
+    """The words of `text` that corpus v2 never writes, in order, each once: words the
+    translator never saw in training."""
+    from corpus.parser import tokenize
+
+    known = corpus_english_words()
+    out: list[str] = []
+    for word in tokenize(text):
+        # numbers and punctuation are copied or written as they are, not learned as words
+        if word[0].isalpha() and word.lower() not in known and word not in out:
+            out.append(word)
+    return tuple(out)

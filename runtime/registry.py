@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -28,7 +29,7 @@ from model.weights import (
 )
 
 from .loaded import LoadedModel, ModelUnavailable, prepare
-from .reference import subword_reference
+from .reference import corpus_english_words, subword_reference, unseen_words
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,9 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
     except (KeyError, TypeError, RuntimeError) as err:
         raise ModelUnavailable(f"the weights of {path.name} do not fit the model ({err})") from None
     max_source_tokens = 64
+    # the corpus's English words take a few seconds to gather; gathered now, beside the page's
+    # first run, they are ready when an output of low confidence asks why
+    threading.Thread(target=corpus_english_words, daemon=True).start()
     return LoadedModel(
         name="en-de",
         label=f"English→German, trained here ({model.config.N} layers × {model.config.h} heads)",
@@ -108,6 +112,7 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
         info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
         held_out=partial(held_out_sentences, seed=_test_seed(sidecar)),
         capitalised=True,
+        unseen_words=unseen_words,
     )
 
 

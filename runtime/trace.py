@@ -174,6 +174,13 @@ def run(
             f"“{typed.split()[0]}” is read as “{text.split()[0]}”: every sentence this model "
             "learned from begins with a capital letter."
         )
+    letters = [ch for ch in text if ch.isalpha()]
+    if loaded.capitalised and len(letters) > 1 and all(ch.isupper() for ch in letters):
+        notices.append(
+            "The text is in capitals throughout: every sentence this model learned from is "
+            "written in ordinary case, so it reads these as words it never saw. Type the "
+            "sentence as it would be written (“The dog sleeps.”)."
+        )
     vocabulary_notice = None
     if tokenized.truncated_from is not None:
         notices.append(

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
+from runtime.confidence import confidence, output_warning
 from runtime.registry import LoadedModel
 from runtime.trace import Trace
-from viz import export
+from viz import decoding, export
 
 from . import scenes, state
 from .text import escape_markdown, unknown_words_markdown
 
 
-def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
+def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = False) -> None:
     """The model's name heads the page (the figures' titles leave it out), then its output."""
     heading = st.container(horizontal=True, vertical_alignment="center")
     heading.markdown("#### " + escape_markdown(loaded.label))
@@ -22,6 +23,7 @@ def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
         st.markdown("#### Output: " + escape_markdown(trace.output))
         if loaded.output_note:
             st.info(loaded.output_note)
+        _confidence(loaded, trace, text, presentation)
     if loaded.reference is not None:
         reference = state.get_reference(loaded.name, text)
         if reference is None:
@@ -44,6 +46,24 @@ def render(loaded: LoadedModel, trace: Trace, text: str) -> None:
             st.warning(escape_markdown(notice))  # notices quote typed words
     if export.slide_failure():  # a slide image was asked for and could not be made
         st.warning(escape_markdown(f"The last slide image failed: {export.slide_failure()}"))
+
+
+def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool) -> None:
+    """The model's own confidence in what it wrote, and a plain warning where it is low."""
+    sure = confidence(trace)
+    if sure is None:
+        return
+    token, lowest = sure.lowest
+    st.caption(
+        f"Model's confidence: **{sure.sentence:.0%}**, the geometric mean of the probability it "
+        f"gave each token it wrote (lowest: “{escape_markdown(token)}”, {lowest:.0%})."
+    )
+    warning = output_warning(loaded, trace, text)
+    if warning:
+        st.warning(escape_markdown(warning))  # it quotes typed words
+    with st.expander("Probability of each token written"):
+        figure = decoding.confidence_figure(sure, presentation)
+        state.plot(figure, key="output_confidence")
 
 
 def _downloads(where, trace: Trace) -> None:

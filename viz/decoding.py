@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from model.tokenization import EOS_ID, SPECIALS
+from runtime.confidence import LOW_CONFIDENCE, Confidence
 from runtime.reference import Reference
 from runtime.trace import Trace
 
@@ -169,6 +170,40 @@ def alternatives_figure(trace: Trace, step: int, presentation: bool = False) -> 
         height=round(380 * size_scale(presentation)),
         xaxis={"title": {"text": "probability"}, "range": [0, 1.1]},
         yaxis=token_axis("token", labels, autorange="reversed"),
+        plot_bgcolor="white",
+    )
+    return fig
+
+
+def confidence_figure(confidence: Confidence, presentation: bool = False) -> go.Figure:
+    """The probability the model gave each token it wrote, in the order written, against the
+    line below which the page calls the output probably wrong."""
+    labels = token_categories(confidence.tokens)
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=list(confidence.probabilities),
+            marker_color=[
+                GOLD_COLOR if p < LOW_CONFIDENCE else "#1f77b4" for p in confidence.probabilities
+            ],
+            hovertemplate="'%{x}': p = %{y:.4f}<extra></extra>",
+        )
+    )
+    fig.add_hline(
+        y=LOW_CONFIDENCE,
+        line_dash="dash",
+        line_color="#555555",
+        annotation_text=f"{LOW_CONFIDENCE:.0%}",
+        annotation_position="top right",
+    )
+    apply_layout(
+        fig,
+        f"Probability of each token written (red: below {LOW_CONFIDENCE:.0%}); "
+        f"geometric mean {confidence.sentence:.0%}",
+        presentation,
+        height=round(320 * size_scale(presentation)),
+        xaxis=token_axis("token written", labels),
+        yaxis={"title": {"text": "probability"}, "range": [0, 1.05]},
         plot_bgcolor="white",
     )
     return fig

@@ -1,0 +1,49 @@
+"""What stands by the model's output: its confidence, and a plain warning where it is low."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+
+def plain(markdown: str) -> str:
+    """A warning's text as the page shows it (the typed words in it are Markdown-escaped)."""
+    return markdown.replace("\\", "")
+
+
+def page_for(text: str) -> AppTest:
+    page = AppTest.from_file("../../app.py", default_timeout=600)
+    page.query_params["model"] = "en-de"
+    page.query_params["text"] = text
+    page.query_params["tab"] = "Model"  # a light tab: the test is about the output
+    page.query_params["present"] = "1"  # the sidebar folded away: all of it by the output
+    page.run()
+    assert not page.exception
+    return page
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("Attention is all you need.", "never writes a sentence built like this one"),
+        ("The quixotic dog sees a zeppelin.", "never saw these words in training: “quixotic”"),
+    ],
+)
+def test_a_translation_of_low_confidence_is_called_probably_wrong(text, why):
+    page = page_for(text)
+    captions = [c.value for c in page.main.caption]
+    assert any(c.startswith("Model's confidence: **") for c in captions), captions
+    warnings = [plain(w.value) for w in page.main.warning if "probably wrong" in w.value]
+    assert len(warnings) == 1 and why in warnings[0], warnings
+
+
+def test_a_word_never_seen_is_called_a_guess_however_sure_the_model_looks():
+    """ "Der Hund sieht einen Stil." at 71%: above the line, and still a guess for "zeppelin"."""
+    page = page_for("The dog sees a zeppelin.")
+    warnings = [plain(w.value) for w in page.main.warning if "zeppelin" in w.value]
+    assert len(warnings) == 1 and "is a guess" in warnings[0], warnings
+
+
+def test_a_confident_translation_gets_its_figure_and_no_warning():
+    page = page_for("The small dog sees the old man.")
+    captions = [c.value for c in page.main.caption]
+    assert any("Model's confidence: **96%**" in c for c in captions), captions
+    assert not [plain(w.value) for w in page.main.warning if "probably wrong" in w.value]
