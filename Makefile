@@ -13,24 +13,36 @@ BENCH_ARGS ?= --readme
 
 .PHONY: app test screenshots bench train ship-now lecture-hall
 
+# Each step says in one line what it installs; pip's own output (setuptools' warnings about the
+# editable install among it) goes to .venv/pip.log and is shown only when a step fails.
+PIP_LOG := $(VENV)/pip.log
+PIP := $(BIN)/pip install --quiet --disable-pip-version-check
+LOGGED = >> $(PIP_LOG) 2>&1 || (tail -40 $(PIP_LOG); exit 1)
+
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	@echo "Creating the virtual environment .venv/ ..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) --upgrade pip $(LOGGED)
 
 # The project itself is installed in editable mode, so bench/, scripts and the command line
 # import its packages from anywhere without path tricks.
 $(APP_STAMP): requirements.txt pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements.txt
-	$(BIN)/pip install --quiet --no-deps -e .
-	touch $@
+	@echo "Installing the app's packages (requirements.txt: torch, streamlit, plotly, ...) ..."
+	@$(PIP) -r requirements.txt $(LOGGED)
+	@echo "Installing Attention Atlas itself (editable) ..."
+	@$(PIP) --no-deps -e . $(LOGGED)
+	@touch $@
 
 $(TEST_STAMP): requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements-dev.txt
-	$(BIN)/pip install --quiet --no-deps -e .
-	touch $@ $(APP_STAMP)
+	@echo "Installing the app's and the checks' packages (requirements-dev.txt) ..."
+	@$(PIP) -r requirements-dev.txt $(LOGGED)
+	@echo "Installing Attention Atlas itself (editable) ..."
+	@$(PIP) --no-deps -e . $(LOGGED)
+	@touch $@ $(APP_STAMP)
 
 app: $(APP_STAMP)
-	$(BIN)/streamlit run server.py --server.port $(PORT)
+	@echo "Starting the app: open http://localhost:$(PORT) in a browser once it says so (Ctrl+C stops it)."
+	@$(BIN)/streamlit run server.py --server.port $(PORT) --browser.serverAddress localhost
 
 test: $(TEST_STAMP)
 	bash scripts/ensure-chromium.sh
@@ -61,9 +73,10 @@ screenshots: $(TEST_STAMP)
 	bash scripts/screenshots.sh
 
 $(BENCH_STAMP): requirements.txt requirements-dev.txt requirements-bench.txt pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements-bench.txt
-	$(BIN)/pip install --quiet --no-deps -e .
-	touch $@ $(TEST_STAMP) $(APP_STAMP)
+	@echo "Installing the benchmarks' packages (requirements-bench.txt) ..."
+	@$(PIP) -r requirements-bench.txt $(LOGGED)
+	@$(PIP) --no-deps -e . $(LOGGED)
+	@touch $@ $(TEST_STAMP) $(APP_STAMP)
 
 # Speed and memory against transformers, bertviz and torch.nn.Transformer, in one run (about
 # half an hour on 2 cores); writes bench/results.md and bench/results.json.
