@@ -430,3 +430,33 @@ def minilm_reference_tokens(sentences: list[str]) -> list[list[str]]:
 
     tokenizer = BertTokenizerLegacy(vocab_file=str(minilm_files().vocab), do_lower_case=True)
     return [["[CLS]", *tokenizer.tokenize(sentence), "[SEP]"] for sentence in sentences]
+
+
+# A screenshot differs from the one in the repository when more than this share of its pixels
+# changed by more than PIXEL_TOLERANCE in a channel: fonts' anti-aliasing and a spinner's frame
+# change a few pixels between runs of an unchanged page.
+CHANGED_PIXEL_SHARE = 0.002
+PIXEL_TOLERANCE = 16
+
+
+def save_screenshot(page, path: Path, **options) -> bool:
+    """Write the page's screenshot to `path` only where the page changed (another size, or
+    pixels over the tolerances above): a run over an unchanged app leaves docs/screenshots/
+    as it was. Returns whether the file was written."""
+    import io
+
+    from PIL import Image, ImageChops
+
+    png = page.screenshot(**options)
+    path = Path(path)
+    if path.exists():
+        old, new = Image.open(path).convert("RGB"), Image.open(io.BytesIO(png)).convert("RGB")
+        if old.size == new.size:
+            difference = ImageChops.difference(old, new).convert("L")
+            changed = sum(
+                difference.point(lambda v: 255 if v > PIXEL_TOLERANCE else 0).histogram()[255:]
+            )
+            if changed <= CHANGED_PIXEL_SHARE * old.size[0] * old.size[1]:
+                return False
+    path.write_bytes(png)
+    return True

@@ -142,7 +142,7 @@ def test_tour_of_every_control_and_tab(server, browser):
         harness.wait_drawn(page, charts=0)
         assert page.locator(ACTIVE_PANEL).inner_text().strip(), f"tab {label!r} is empty"
         assert_clean(page, watch)
-        page.screenshot(path=str(SCREENSHOTS / f"{slug(label)}.png"), full_page=True)
+        harness.save_screenshot(page, SCREENSHOTS / f"{slug(label)}.png", full_page=True)
     context.close()
 
 

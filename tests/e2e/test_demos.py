@@ -83,7 +83,7 @@ def test_a_scene_demo_takes_two_clicks(server, fresh_page, demo):
     assert clicks <= MOST_CLICKS
     scrolls = _show_first_figure(page)
     page.mouse.move(0, 0)  # no hover label over the figure in the picture
-    page.screenshot(path=str(SCREENSHOTS / f"demo-{demo}.png"))
+    harness.save_screenshot(page, SCREENSHOTS / f"demo-{demo}.png")
     print(f"demo {demo}: {clicks} clicks, {scrolls} scroll, {seconds:.1f} s until drawn")
 
 

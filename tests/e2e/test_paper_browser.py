@@ -64,7 +64,7 @@ def shoot(page, name: str, height: int) -> None:
     harness.wait_drawn(page)
     page.wait_for_timeout(500)  # Plotly re-lays out the figures for the new viewport (no event)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"paper-{name}.png"))
+    harness.save_screenshot(page, SCREENSHOTS / f"paper-{name}.png")
 
 
 def test_tour_of_the_paper_views(server, browser):
