@@ -9,11 +9,13 @@ import streamlit as st
 from runtime.attribution import METHODS
 from runtime.trace import InputError
 from viz.attribution import (
+    MIN_LINKED_ROWS,
     aer_table,
     agreement,
     attention_panels,
     comparison_figure,
     encoder_importance,
+    linked_rows,
     similarity_figure,
 )
 from viz.decoding import gold_alignment
@@ -45,17 +47,28 @@ METHOD_NOTES = (
     "straight path from the padding token's vector to each word's, so that a row's signed "
     "attributions add up to f(x) − f(baseline) (shown as their size here). The attention side "
     "is one cross-attention head, its layer's mean over heads, the head with the best AER over "
-    "the held-out set, and attention rollout carried through the decoder (each decoder layer's "
+    "the model's 500 held-out evaluation sentences (\"held-out best\"), and attention rollout carried through the decoder (each decoder layer's "
     "self- and cross-attention with the residual as an identity, the encoder's rollout behind "
     "the cross-attention). AER: each row's largest cell is its link, scored against the gold "
     "links as 1 − 2·|A∩G| / (|A| + |G|), over the rows the gold alignment covers."
 )
 
 
+def held_out_best(loaded) -> tuple[tuple[int, int], float, int] | None:
+    """The held-out set's best-AER cross-attention head (0-based), its AER there and the count
+    of sentences, from the model's sidecar."""
+    table = (loaded.info.get("metrics") or {}).get("alignment_error_rate", {})
+    best = table.get("best")
+    if not best:
+        return None
+    head = (int(best["layer"]) - 1, int(best["head"]) - 1)
+    return head, float(best["value"]), int(table.get("sentences", 0))
+
+
 def best_aer_head(loaded) -> tuple[int, int] | None:
     """The held-out set's best-AER cross-attention head, 0-based, from the model's sidecar."""
-    best = (loaded.info.get("metrics") or {}).get("alignment_error_rate", {}).get("best")
-    return None if not best else (int(best["layer"]) - 1, int(best["head"]) - 1)
+    found = held_out_best(loaded)
+    return None if found is None else found[0]
 
 
 def render(ctx: state.ViewContext) -> None:
@@ -95,7 +108,13 @@ def _translation(ctx: state.ViewContext) -> None:
     attention = attention_panels(trace, layer, head, best_aer_head(ctx.loaded))
     gold = gold_alignment(trace, state.get_reference(ctx.name, ctx.text))
     scored = aer_table([*gradients, *attention], gold)
-    if scored is not None:
+    if gold is not None and scored is not None and linked_rows(gold) < MIN_LINKED_ROWS:
+        st.markdown(
+            f"Only {linked_rows(gold)} German tokens have a gold link in this sentence: too few "
+            "to say which method aligns best (on so few rows any method scores near 0 or 1 by "
+            f"chance). Type a sentence with at least {MIN_LINKED_ROWS} linked words to compare."
+        )
+    elif scored is not None:
         best = scored.iloc[0]
         st.markdown(
             f"On this sentence **{best['method']}** matches the gold alignment best "
@@ -106,6 +125,14 @@ def _translation(ctx: state.ViewContext) -> None:
         st.caption(
             "The corpus does not know this sentence, so there is no gold alignment to score "
             "against: the panels still show what each method says."
+        )
+    held_out = held_out_best(ctx.loaded)
+    if held_out is not None and any(name.startswith("held-out best") for name, _ in attention):
+        (layer_1, head_1), aer, sentences = held_out
+        st.caption(
+            f"“held-out best L{layer_1 + 1} H{head_1 + 1}” is the cross-attention head with the "
+            f"lowest AER over the {sentences} held-out sentences of the model's evaluation "
+            f"({aer:.3f} there); its title gives its AER on this sentence."
         )
     figure = comparison_figure(
         trace,

@@ -61,9 +61,9 @@ def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool
     warning = output_warning(loaded, trace, text)
     if warning:
         st.warning(escape_markdown(warning))  # it quotes typed words
-    with st.expander("Probability of each token written"):
-        figure = decoding.confidence_figure(sure, presentation)
-        state.plot(figure, key="output_confidence")
+    # drawn on demand: a figure above the tabs on every page would push the views down
+    if st.toggle("Show the probability of each token written", key="output_confidence_bars"):
+        state.plot(decoding.confidence_figure(sure, presentation), key="output_confidence")
 
 
 def _downloads(where, trace: Trace) -> None:

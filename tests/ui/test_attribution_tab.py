@@ -42,7 +42,7 @@ def test_the_translator_tab_draws_attributions_and_attention_scored_against_gold
         "integrated gradients",
         "head L4 H2",
         "L4 mean of heads",
-        "best-AER L1 H6",
+        "held-out best L1 H6",
         "rollout via decoder",
     ]
     # integrated gradients as the runtime computes them, rows normalised, AER from the gold
@@ -99,3 +99,22 @@ def test_every_model_has_the_tab_so_switching_models_keeps_the_open_tab():
         at = open_tab(model, attr_text="A cat.", attr_steps="16")
         assert not at.exception
         assert TAB in [tab.label for tab in at.tabs]
+
+
+def test_a_sentence_with_few_gold_links_names_no_winner():
+    """Two or three linked words cannot rank the methods: the tab says so instead (issue 45,
+    item 5: "input × gradient matches the gold alignment best (AER 0.00)" on two links)."""
+    at = open_tab("en-de", text="The dog sleeps.", attr_steps="16")
+    assert not at.exception, [e.value for e in at.exception]
+    said = " ".join(m.value for m in at.markdown)
+    assert "too few to say which method aligns best" in said
+    assert "matches the gold alignment best" not in said
+
+
+def test_the_held_out_best_head_is_explained_with_its_held_out_aer():
+    at = open_tab("en-de", attr_layer="3", attr_head="1", attr_steps="16")
+    sidecar = json.loads((Path(APP).parent / "model" / "weights" / "en-de.json").read_text())
+    best = sidecar["metrics"]["alignment_error_rate"]["best"]
+    (caption,) = [c.value for c in at.caption if "held-out best" in c.value]
+    assert f"L{best['layer']} H{best['head']}" in caption
+    assert f"({best['value']:.3f} there)" in caption and "500 held-out sentences" in caption

@@ -1,5 +1,7 @@
 """What stands by the model's output: its confidence, and a plain warning where it is low."""
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -7,6 +9,10 @@ from streamlit.testing.v1 import AppTest
 def plain(markdown: str) -> str:
     """A warning's text as the page shows it (the typed words in it are Markdown-escaped)."""
     return markdown.replace("\\", "")
+
+
+def confidence_charts(page: AppTest) -> list:
+    return [chart for chart in page.get("plotly_chart") if chart.key == "output_confidence"]
 
 
 def page_for(text: str) -> AppTest:
@@ -47,3 +53,14 @@ def test_a_confident_translation_gets_its_figure_and_no_warning():
     captions = [c.value for c in page.main.caption]
     assert any("Model's confidence: **96%**" in c for c in captions), captions
     assert not [plain(w.value) for w in page.main.warning if "probably wrong" in w.value]
+
+
+def test_the_bars_of_each_token_are_drawn_when_asked():
+    page = page_for("Attention is all you need.")
+    assert not confidence_charts(page)  # nothing above the tabs until asked
+    page.toggle(key="output_confidence_bars").set_value(True).run()
+    assert not page.exception
+    (figure,) = [json.loads(c.proto.spec) for c in confidence_charts(page)]
+    (bars,) = figure["data"]
+    assert bars["x"] == ["B", "##et", "##on", "ist", "euch", ".", "&lt;/s&gt;"]  # escaped for SVG
+    assert min(bars["y"]) == pytest.approx(0.107, abs=0.001)

@@ -85,7 +85,7 @@ def test_the_small_multiple_draws_every_panel_with_gold_outlines_and_its_aer(tra
     assert [name for name, _ in panels] == [
         "head L4 H2",
         "L4 mean of heads",
-        "best-AER L1 H6",
+        "held-out best L1 H6",
         "rollout via decoder",
     ]
     fig = comparison_figure(trace, panels, gold, width=1200)
@@ -106,7 +106,7 @@ def test_the_small_multiple_draws_every_panel_with_gold_outlines_and_its_aer(tra
 def test_without_gold_there_is_no_aer_and_no_outline(translated):
     _, trace, _ = translated
     panels = attention_panels(trace, 0, 0, None)
-    assert len(panels) == 3  # no best-AER head without held-out figures
+    assert len(panels) == 3  # no held-out best head without held-out figures
     fig = comparison_figure(trace, panels, None, width=900)
     assert not fig.layout.shapes and "AER" not in " ".join(a.text for a in fig.layout.annotations)
     assert aer_table(panels, None) is None
