@@ -22,6 +22,7 @@ from runtime.trace import Trace
 from .style import (
     FONT_SIZE,
     HEAD_COLORS,
+    LEGEND_ROW_PX,
     SIGNED_COLORSCALE,
     apply_layout,
     font_scale,
@@ -157,14 +158,20 @@ def dimension_curves(
             line={"width": 3, "color": HEAD_COLORS[n % len(HEAD_COLORS)]},
             hovertemplate=f"dim {dim}, position %{{x}}: %{{y:.4f}}<extra></extra>",
         )
+    # the legend below, an entry a row under its title: beside the plot it took half of a
+    # column's width, and two a row overprint in a laptop's half-page column
+    below = legend_below(fig, presentation, 460)
+    title_row = round(LEGEND_ROW_PX * font_scale(presentation))
+    below["legend"]["title"] = {"text": "dimension", "side": "top"}
+    below["margin"]["b"] += title_row
+    below["height"] += title_row
     return apply_layout(
         fig,
         title,
         presentation,
-        height=460,
         xaxis={"title": {"text": "position"}},
         yaxis={"title": {"text": "PE(position, dim)"}, "range": [-1.1, 1.1]},
-        legend={"title": {"text": "dimension"}},
+        **below,
     )
 
 
@@ -210,8 +217,10 @@ def similarity_heatmap(table: np.ndarray, title: str, presentation: bool = False
         title,
         presentation,
         height=560,
-        xaxis={"title": {"text": "position q"}, "scaleanchor": "y"},
-        yaxis={"title": {"text": "position p"}, "autorange": "reversed"},
+        # square cells: in a narrow column the anchor shrinks the plotting area ("domain")
+        # rather than stretching the axes past the positions (it showed -50..150 for 0..99)
+        xaxis={"title": {"text": "position q"}, "scaleanchor": "y", "constrain": "domain"},
+        yaxis={"title": {"text": "position p"}, "autorange": "reversed", "constrain": "domain"},
     )
 
 
