@@ -172,3 +172,17 @@ def test_a_failed_slide_export_is_reported_above_the_tabs(monkeypatch):
     monkeypatch.setattr(export._RENDERER, "failure", "Kaleido did not draw the figure within 60 s")
     warnings = [box.value.replace("\\", "") for box in _positional_tab().warning]
     assert any("last slide image failed: Kaleido did not draw" in w for w in warnings)
+
+
+def _title_png(title: str) -> bytes:
+    return export.slide_image(go.Figure(layout={"title": {"text": title}}), "png", 820)
+
+
+@needs_chromium
+@pytest.mark.parametrize("text", ["注意力机制", "🐶🎉🧠🤖"], ids=["chinese", "emoji"])
+def test_chinese_and_emoji_are_drawn_not_boxes(text):
+    """Typed Chinese and emoji reach the slide as glyphs (issue 45, item 10). Where no font
+    covers them, Chromium draws each as the missing-glyph box, exactly as it draws characters
+    Unicode has not assigned (U+0378): the two slides are then the same picture."""
+    unassigned = "\u0378" * len(text)
+    assert _title_png(text) != _title_png(unassigned)
