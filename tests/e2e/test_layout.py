@@ -181,3 +181,36 @@ def test_the_first_heatmap_starts_on_the_first_screen(server, contexts, screen):
     assert top <= screen.height - FIRST_SCREEN_ROWS_PX, (
         f"the heatmap's cells start at y = {top:.0f} px of {screen.height}"
     )
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.name)
+def test_every_tab_of_the_tab_bar_is_in_view(server, contexts, screen):
+    """At 1280 px with the sidebar open the last tab sat past the page's edge, behind a scroll
+    arrow (issue 45, item 9): every tab is now within the main area, on one row."""
+    page, _ = harness.watched_page(contexts[screen.name])
+    try:
+        query = {"model": "minilm-l6", "present": "1" if screen.presentation else "0"}
+        page.goto(server.url + "/?" + urlencode(query))
+        harness.wait_drawn(page)
+        boxes = page.evaluate(
+            """() => [...document.querySelectorAll('[data-testid="stTab"]')].map(t => {
+                const r = t.getBoundingClientRect();
+                return [t.innerText, r.left, r.right, r.top];
+            })"""
+        )
+        # the main area's content box: inside its padding, where the views are drawn
+        left_edge, right_edge = page.evaluate(
+            """() => {
+                const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+                const r = main.getBoundingClientRect(), style = getComputedStyle(main);
+                return [r.left + parseFloat(style.paddingLeft),
+                        r.right - parseFloat(style.paddingRight)];
+            }"""
+        )
+    finally:
+        page.close()
+    outside = [
+        label for label, left, right, _ in boxes if left < left_edge - 1 or right > right_edge + 1
+    ]
+    assert not outside, f"tabs past the main area's edge at {right_edge:.0f} px: {outside}"
+    assert len({round(top) for *_, top in boxes}) == 1, "the tab bar took more than one row"
