@@ -54,15 +54,18 @@ def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool
     if sure is None:
         return
     token, lowest = sure.lowest
-    st.caption(
+    # one line: the figure, then the switch for its bars (the views below keep their room)
+    row = st.container(horizontal=True, vertical_alignment="center")
+    row.caption(
         f"Model's confidence: **{sure.sentence:.0%}**, the geometric mean of the probability it "
         f"gave each token it wrote (lowest: “{escape_markdown(token)}”, {lowest:.0%})."
     )
+    # drawn on demand: a figure above the tabs on every page would push the views down
+    bars = row.toggle("Bars per token", key="output_confidence_bars")
     warning = output_warning(loaded, trace, text)
     if warning:
         st.warning(escape_markdown(warning))  # it quotes typed words
-    # drawn on demand: a figure above the tabs on every page would push the views down
-    if st.toggle("Show the probability of each token written", key="output_confidence_bars"):
+    if bars:
         state.plot(decoding.confidence_figure(sure, presentation), key="output_confidence")
 
 
