@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from runtime.confidence import confidence, output_warning
+from runtime.confidence import LOW_CONFIDENCE, confidence, output_warning
 from runtime.registry import LoadedModel
 from runtime.trace import Trace
 from viz import decoding, export
@@ -20,10 +20,13 @@ def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = Fa
     scenes.gallery(heading)  # on the heading's line: they take no height of their own
     _downloads(heading, trace)
     if trace.output:
-        st.markdown("#### Output: " + escape_markdown(trace.output))
+        # the output, its confidence and the switch for its bars on one line: the views below
+        # keep their room (a laptop's first screen shows the opening heatmap)
+        line = st.container(horizontal=True, vertical_alignment="center")
+        line.markdown("#### Output: " + escape_markdown(trace.output))
+        _confidence(loaded, trace, text, presentation, line)
         if loaded.output_note:
             st.info(loaded.output_note)
-        _confidence(loaded, trace, text, presentation)
     if loaded.reference is not None:
         reference = state.get_reference(loaded.name, text)
         if reference is None:
@@ -48,20 +51,20 @@ def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = Fa
         st.warning(escape_markdown(f"The last slide image failed: {export.slide_failure()}"))
 
 
-def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool) -> None:
-    """The model's own confidence in what it wrote, and a plain warning where it is low."""
+def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool, line) -> None:
+    """The model's own confidence in what it wrote (on the output's `line`), and a plain warning
+    where it is low."""
     sure = confidence(trace)
     if sure is None:
         return
     token, lowest = sure.lowest
-    # one line: the figure, then the switch for its bars (the views below keep their room)
-    row = st.container(horizontal=True, vertical_alignment="center")
-    row.caption(
-        f"Model's confidence: **{sure.sentence:.0%}**, the geometric mean of the probability it "
-        f"gave each token it wrote (lowest: “{escape_markdown(token)}”, {lowest:.0%})."
+    line.caption(
+        f"confidence **{sure.sentence:.0%}**",
+        help=f"The geometric mean of the probability the model gave each token it wrote; the "
+        f"lowest: “{token}”, {lowest:.0%}. Below {LOW_CONFIDENCE:.0%} the output is probably wrong.",
     )
     # drawn on demand: a figure above the tabs on every page would push the views down
-    bars = row.toggle("Bars per token", key="output_confidence_bars")
+    bars = line.toggle("Bars per token", key="output_confidence_bars")
     warning = output_warning(loaded, trace, text)
     if warning:
         st.warning(escape_markdown(warning))  # it quotes typed words
