@@ -263,3 +263,24 @@ def test_the_translator_outlines_the_gold_antecedent_and_focuses_the_pronoun(adj
     assert cells == [(7, antecedent[0]), (7, antecedent[1])]
     at.button(key="focus_pronoun").click().run()
     assert at.session_state["view"] == "links" and at.session_state["focus"] == "q7"
+
+
+def test_cross_attention_of_the_shipped_translator_is_said_not_to_align():
+    """Issue 47: the explanation beside a grid of 0.1s must not leave a reader looking for an
+    alignment that is not there; the figures quoted are the sidecar's."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    for key, value in {"model": "en-de", "kind": "cross", "text": "The dog sleeps."}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    sidecar = json.loads((Path(APP).parent / "model" / "weights" / "en-de.json").read_text())
+    best = sidecar["metrics"]["alignment_error_rate"]["best"]
+    (note,) = [c.value for c in at.caption if "does not align" in c.value]
+    assert (
+        f"AER {best['value']:.3f}" in note and f"layer {best['layer']}, head {best['head']}" in note
+    )
+    other = AppTest.from_file(APP, default_timeout=300)
+    for key, value in {"model": "en-de", "kind": "encoder_self"}.items():
+        other.query_params[key] = value
+    other.run()
+    assert not [c.value for c in other.caption if "does not align" in c.value]
