@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from corpus.grammar import Example
-from model.gold import attention_on_gold
+from model.gold import argmax_hits, attention_on_gold
 from model.subword import SubwordTokenizer
 from model.tokenization import BOS_ID, EOS_ID, PAD_ID
 from model.transformer import EncoderDecoder, padding_mask, subsequent_mask
@@ -43,12 +43,10 @@ def measure(
     tokens = 0
     for ex in examples:
         _, cross, alignment, _ = attention_on_gold(model, tokenizer, ex)
-        argmax = cross.argmax(dim=-1)  # [layer, head, german piece]
-        for j, sources in enumerate(alignment):
-            if sources:
-                predicted += 1
-                gold_links += len(sources)
-                hits += torch.isin(argmax[..., j], torch.tensor(sources)).float()
+        sentence_hits, linked, links = argmax_hits(cross, alignment)
+        hits += sentence_hits
+        predicted += linked
+        gold_links += links
         src_len = cross.size(-1)
         if src_len > 1:
             p = cross.clamp_min(1e-12)

@@ -33,7 +33,7 @@ from corpus import hand_checked, lexicon
 from corpus.grammar import Example
 
 from .decoding import beam_search, greedy_decode
-from .gold import attention_on_gold, held_out_examples
+from .gold import argmax_hits, attention_on_gold, held_out_examples
 from .subword import SubwordTokenizer
 from .tokenization import BOS_ID, EOS_ID, PAD_ID
 from .transformer import DEFAULT_SETTINGS, EncoderDecoder, padding_mask
@@ -117,12 +117,10 @@ def head_tables(
     predicted, gold = 0, 0
     for ex in examples:
         _, cross, alignment, _ = attention_on_gold(model, tokenizer, ex)
-        argmax = cross.argmax(dim=-1)  # [layer, head, german piece]
-        for j, sources in enumerate(alignment):
-            if sources:
-                predicted += 1
-                gold += len(sources)
-                hits += torch.isin(argmax[..., j], torch.tensor(sources)).float()
+        sentence_hits, linked, gold_links = argmax_hits(cross, alignment)
+        hits += sentence_hits
+        predicted += linked
+        gold += gold_links
     aer = 1 - 2 * hits / max(1, predicted + gold)
     enc_hits = torch.zeros(config.N, config.h)
     cross_hits = torch.zeros(config.N, config.h)

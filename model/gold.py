@@ -49,3 +49,19 @@ def attention_on_gold(
     alignment = piece_alignment(src_words, tgt_words, example.alignment)
     links = piece_links(src_words, tgt_words, example.coreference)
     return encoder, cross, alignment, links
+
+
+def argmax_hits(cross: Tensor, alignment: list[tuple[int, ...]]) -> tuple[Tensor, int, int]:
+    """The terms of the alignment error rate on one sentence, per cross-attention head
+    [layer, head]: how many German pieces have their largest weight on an English piece the gold
+    alignment links them to; and the counts of linked German pieces and of gold links.
+    AER = 1 - 2 * hits / (linked + links) over a corpus."""
+    argmax = cross.argmax(dim=-1)  # [layer, head, german piece]
+    hits = torch.zeros(argmax.shape[:2])
+    linked = links = 0
+    for j, sources in enumerate(alignment):
+        if sources:
+            linked += 1
+            links += len(sources)
+            hits += torch.isin(argmax[..., j], torch.tensor(sources)).float()
+    return hits, linked, links
