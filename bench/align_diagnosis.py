@@ -3,7 +3,8 @@
     python -m bench.align_diagnosis --variant baseline [--steps 1200] [--every 400]
     python -m bench.align_diagnosis --variant norm_first=1
     python -m bench.align_diagnosis --variant embedding_init=normal
-    python -m bench.align_diagnosis --variant lr_factor=0.5
+    python -m bench.align_diagnosis --variant lr_factor=0.25
+    python -m bench.align_diagnosis --table   # README's table from what the runs wrote
 
 A small model (d_model 128, N = 3, the recipe's other settings: post-norm, h = 8, shared BPE
 vocabulary, label smoothing 0.1, Eq. (3), bf16 autocast where native) on 100,000 corpus-v2 pairs,
@@ -58,13 +59,36 @@ def with_variant(recipe: Recipe, variant: str) -> Recipe:
     return replace(recipe, **{key: value in ("1", "true") if kind is bool else kind(value)})
 
 
+def table(rows: list[dict]) -> str:
+    """The measurements as README's Markdown table, a row a variant and step."""
+    lines = [
+        "| variant | step | encoder spread: input, each layer's output | cross-attention "
+        "entropy per layer | best head AER | held-out NLL |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    order = list(dict.fromkeys(row["variant"] for row in rows))  # as first run
+    for row in sorted(rows, key=lambda r: (order.index(r["variant"]), r["step"])):
+        spread = " → ".join(f"{v:.3g}" for v in row["encoder_spread"])
+        entropy = ", ".join(f"{v:.2f}" for v in row["cross_entropy_per_layer"])
+        layer, head = row["best_head"]
+        lines.append(
+            f"| {row['variant']} | {row['step']:,} | {spread} | {entropy} | "
+            f"{row['best_aer']:.2f} (L{layer} H{head}) | {row['nll']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--table", action="store_true", help="print README's table and stop")
     parser.add_argument("--variant", default="baseline")
     parser.add_argument("--steps", type=int, default=1200)
     parser.add_argument("--every", type=int, default=400)
     parser.add_argument("--checkpoints", type=Path, default=ROOT / "runs" / "align-diagnosis")
     args = parser.parse_args(argv)
+    if args.table:
+        print(table([json.loads(line) for line in OUT.read_text().splitlines()]))
+        return
     recipe = with_variant(small_recipe(), args.variant)
     torch.set_num_threads(recipe.threads)
     examples = held_out_examples(100, recipe.test_seed)
