@@ -393,15 +393,17 @@ def test_a_recipe_for_a_gpu_is_refused_with_a_message_where_there_is_none(tmp_pa
 
 
 def test_the_gpu_recipe_is_the_shipped_model_on_a_gpu_within_its_budget():
-    """configs/en-de-gpu.toml trains the shipped architecture's sizes (so its weights can replace
-    the shipped ones), pre-norm (issue 47: the post-norm run's cross-attention never aligned), on
-    the GPU, with flash attention, filling a measured budget that leaves scripts/gpu-run.sh's
-    checks and data generation room in one 9-minute command."""
+    """configs/en-de-gpu.toml trains the shipped architecture (so its weights can replace the
+    shipped ones) with N(0, 1/d_model) token embeddings (issue 47: with Glorot's, the run's
+    cross-attention never aligned), on the GPU, with flash attention, filling a measured budget
+    that leaves scripts/gpu-run.sh's checks and data generation room in one 9-minute command."""
     cpu = Recipe.read(ROOT / "configs" / "en-de.toml")
     gpu = Recipe.read(ROOT / "configs" / "en-de-gpu.toml")
     architecture = ("name", "N", "h", "d_model", "d_ff", "dropout", "vocab_size", "test_seed")
+    architecture += ("norm_first",)
     assert [getattr(gpu, a) for a in architecture] == [getattr(cpu, a) for a in architecture]
     assert (gpu.device, gpu.fused_attention, gpu.autocast) == ("cuda", True, "auto")
-    assert gpu.norm_first and not cpu.norm_first
+    assert (gpu.embedding_init, cpu.embedding_init) == ("normal", "xavier")
+    assert not gpu.norm_first
     assert gpu.budget_minutes is not None and gpu.budget_minutes <= 7
     assert gpu.phases[-1].lr_factor_end == 0.0 and gpu.warmup < gpu.phases[0].until_step
