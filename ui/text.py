@@ -21,6 +21,7 @@ def escape_markdown(text: str) -> str:
 def unknown_words_markdown(unknown: Sequence[str], model_label: str) -> str:
     """The typed words a model reads as <unk>, as Markdown (every word escaped: they come from
     the person typing)."""
-    words = ", ".join(f"**{escape_markdown(word)}**" for word in unknown)
+    # quoted, not bold: the page wraps nothing the person typed in markup of its own
+    words = ", ".join(f"“{escape_markdown(word)}”" for word in unknown)
     reads = escape_markdown(f"{model_label} reads these as <unk>, a character in them it never")
     return f"{reads} saw in training: {words}"

@@ -17,7 +17,7 @@ def test_every_markdown_character_is_escaped():
 def test_unknown_words_are_listed_as_literal_text():
     markdown = unknown_words_markdown(["**mat**", "☃"], "en-de")
     assert markdown.startswith("en\\-de reads these as \\<unk\\>")
-    assert markdown.endswith(" saw in training: **\\*\\*mat\\*\\***, **☃**")
+    assert markdown.endswith(" saw in training: “\\*\\*mat\\*\\*”, “☃”")
 
 
 @pytest.mark.parametrize("present", [False, True])
@@ -34,5 +34,5 @@ def test_unknown_words_are_marked_beside_the_output_in_either_mode(present):
     assert not page.exception
     warnings = [w.value for w in page.main.warning if "reads these as" in w.value]
     assert len(warnings) == 1
-    assert warnings[0].endswith("**\\*\\*cat\\*\\***, **☃**")  # typed asterisks stay literal
+    assert warnings[0].endswith("“\\*\\*cat\\*\\*”, “☃”")  # typed asterisks stay literal
     assert not [w.value for w in page.sidebar.warning]
