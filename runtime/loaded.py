@@ -59,6 +59,31 @@ class LoadedModel:
     unseen_words: Callable[[str], tuple[str, ...]] | None = None
 
 
+@dataclass(frozen=True)
+class HeldOutBest:
+    """The cross-attention head with the lowest alignment error rate over the model's held-out
+    evaluation (its sidecar's figures): 0-based layer and head, its AER, over how many sentences."""
+
+    layer: int
+    head: int
+    aer: float
+    sentences: int
+
+
+def held_out_best_head(loaded: LoadedModel) -> HeldOutBest | None:
+    """The sidecar's best-AER cross-attention head; None for a model evaluated without one."""
+    table = (loaded.info.get("metrics") or {}).get("alignment_error_rate", {})
+    best = table.get("best")
+    if not best:
+        return None
+    return HeldOutBest(
+        int(best["layer"]) - 1,
+        int(best["head"]) - 1,
+        float(best["value"]),
+        int(table.get("sentences", 0)),
+    )
+
+
 def read_as(loaded: LoadedModel, text: str) -> str:
     """`text` as `loaded` reads it: with its first letter upper-cased where the model learned
     only sentences that begin with a capital. The translator wrote "Charlotte saß auf der

@@ -10,6 +10,7 @@ from functools import partial
 
 import streamlit as st
 
+from runtime.loaded import held_out_best_head
 from viz import export
 from viz.attention import (
     MASKED_EXPLANATION,
@@ -160,14 +161,13 @@ FLAT_AER = 0.5
 def flat_cross_attention_note(loaded) -> str | None:
     """What a reader must know before looking for alignment in this model's cross-attention:
     where even its best head does not align over the held-out set, that it does not, and why."""
-    table = (loaded.info.get("metrics") or {}).get("alignment_error_rate", {})
-    best = table.get("best")
-    if not best or best["value"] <= FLAT_AER:
+    best = held_out_best_head(loaded)
+    if best is None or best.aer <= FLAT_AER:
         return None
     return (
         f"This model's cross-attention does not align: every head is near uniform, the best "
-        f"(layer {best['layer']}, head {best['head']}) scores AER {best['value']:.3f} against the "
-        f"gold alignment over {table.get('sentences', 0)} held-out sentences, no better than "
+        f"(layer {best.layer + 1}, head {best.head + 1}) scores AER {best.aer:.3f} against the "
+        f"gold alignment over {best.sentences} held-out sentences, no better than "
         "even weights. Its post-norm encoder hands cross-attention nearly the same vector at "
         "every source position, so each German word is written from a summary of the sentence "
         '(README, "Why the translator\'s cross-attention is blank").'

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from runtime.attribution import METHODS
+from runtime.loaded import held_out_best_head
 from runtime.trace import InputError
 from viz.attribution import (
     MIN_LINKED_ROWS,
@@ -54,23 +55,6 @@ METHOD_NOTES = (
 )
 
 
-def held_out_best(loaded) -> tuple[tuple[int, int], float, int] | None:
-    """The held-out set's best-AER cross-attention head (0-based), its AER there and the count
-    of sentences, from the model's sidecar."""
-    table = (loaded.info.get("metrics") or {}).get("alignment_error_rate", {})
-    best = table.get("best")
-    if not best:
-        return None
-    head = (int(best["layer"]) - 1, int(best["head"]) - 1)
-    return head, float(best["value"]), int(table.get("sentences", 0))
-
-
-def best_aer_head(loaded) -> tuple[int, int] | None:
-    """The held-out set's best-AER cross-attention head, 0-based, from the model's sidecar."""
-    found = held_out_best(loaded)
-    return None if found is None else found[0]
-
-
 def render(ctx: state.ViewContext) -> None:
     if ctx.trace.steps:
         _translation(ctx)
@@ -105,7 +89,9 @@ def _translation(ctx: state.ViewContext) -> None:
             for method, label in METHODS.items()
         }
     gradients = [(label, a.scores) for label, a in found.items()]
-    attention = attention_panels(trace, layer, head, best_aer_head(ctx.loaded))
+    held_out = held_out_best_head(ctx.loaded)
+    best = None if held_out is None else (held_out.layer, held_out.head)
+    attention = attention_panels(trace, layer, head, best)
     gold = gold_alignment(trace, state.get_reference(ctx.name, ctx.text))
     scored = aer_table([*gradients, *attention], gold)
     if gold is not None and scored is not None and linked_rows(gold) < MIN_LINKED_ROWS:
@@ -126,13 +112,12 @@ def _translation(ctx: state.ViewContext) -> None:
             "The corpus does not know this sentence, so there is no gold alignment to score "
             "against: the panels still show what each method says."
         )
-    held_out = held_out_best(ctx.loaded)
     if held_out is not None and any(name.startswith("held-out best") for name, _ in attention):
-        (layer_1, head_1), aer, sentences = held_out
         st.caption(
-            f"“held-out best L{layer_1 + 1} H{head_1 + 1}” is the cross-attention head with the "
-            f"lowest AER over the {sentences} held-out sentences of the model's evaluation "
-            f"({aer:.3f} there); its title gives its AER on this sentence."
+            f"“held-out best L{held_out.layer + 1} H{held_out.head + 1}” is the cross-attention "
+            f"head with the lowest AER over the {held_out.sentences} held-out sentences of the "
+            f"model's evaluation ({held_out.aer:.3f} there); its title gives its AER on this "
+            "sentence."
         )
     figure = comparison_figure(
         trace,
