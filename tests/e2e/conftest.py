@@ -1,6 +1,8 @@
 """Fixtures for the browser tests: the real server (`streamlit run server.py`) and Debian's Chromium.
 
-The server runs headless on a free loopback port and is stopped after the module; Chromium is the
+The server runs headless on a free loopback port; it and the browser are started once for the test
+session (each xdist worker has its own) and shared by every module that only reads the app through
+its pages: a Streamlit session lives in its page, so tests do not see each other's. Chromium is the
 system one (/usr/bin/chromium, installed by scripts/ensure-chromium.sh). A missing Chromium fails
 the tests instead of skipping them, so CI cannot pass without having driven a real browser.
 """
@@ -12,13 +14,13 @@ import pytest
 import harness
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory):
     with harness.running_server(tmp_path_factory.mktemp("server")) as running:
         yield running
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
 

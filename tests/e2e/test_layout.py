@@ -126,33 +126,40 @@ def stable_problems(page, screen: Screen) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def contexts(browser):
-    made = {
-        s.name: browser.new_context(viewport={"width": s.width, "height": s.height})
-        for s in SCREENS
-    }
+def pages(browser):
+    """One page a screen, kept for the module: each test loads its URL into it afresh (a new
+    Streamlit session), as a new tab would, but the browser's cached scripts and its renderer
+    process are reused (a new tab a test had cost ~2 s of Chromium's CPU)."""
+    made = {}
+    for s in SCREENS:
+        context = browser.new_context(viewport={"width": s.width, "height": s.height})
+        made[s.name] = harness.watched_page(context)
     yield made
-    for context in made.values():
-        context.close()
+    for page, _ in made.values():
+        page.context.close()
+
+
+def open_page(server, pages, screen: Screen, params: dict[str, str]):
+    """The screen's page with the app at `params`, in presentation mode on the lecture screen."""
+    page, watch = pages[screen.name]
+    watch.clear()
+    query = {**params, "present": "1" if screen.presentation else "0"}
+    page.goto(server.url + "/?" + urlencode(query))
+    return page, watch
 
 
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.name)
 @pytest.mark.parametrize("page_id, params", PAGES, ids=[page_id for page_id, _ in PAGES])
-def test_figures_readable(server, contexts, screen, page_id, params):
-    page, watch = harness.watched_page(contexts[screen.name])
-    try:
-        query = {**params, "present": "1" if screen.presentation else "0"}
-        page.goto(server.url + "/?" + urlencode(query))
-        harness.wait_drawn(page, charts=0)
-        assert page.locator(harness.EXCEPTION).count() == 0, page.locator(
-            harness.EXCEPTION
-        ).first.inner_text()
-        assert watch.problems() == []
-        problems = stable_problems(page, screen)
-        checked, cut = widget_problems(page)
-        problems += [str(p) for p in cut]
-    finally:
-        page.close()
+def test_figures_readable(server, pages, screen, page_id, params):
+    page, watch = open_page(server, pages, screen, params)
+    harness.wait_drawn(page, charts=0)
+    assert page.locator(harness.EXCEPTION).count() == 0, page.locator(
+        harness.EXCEPTION
+    ).first.inner_text()
+    assert watch.problems() == []
+    problems = stable_problems(page, screen)
+    checked, cut = widget_problems(page)
+    problems += [str(p) for p in cut]
     # The laptop's sidebar is open, so its model select box is always read: a Streamlit whose
     # select boxes the probe no longer recognises fails here instead of passing unread.
     assert checked > 0 or screen.presentation, "no select box read: has Streamlit's markup changed?"
@@ -166,49 +173,39 @@ FIRST_SCREEN_ROWS_PX = 150
 
 
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.name)
-def test_the_first_heatmap_starts_on_the_first_screen(server, contexts, screen):
+def test_the_first_heatmap_starts_on_the_first_screen(server, pages, screen):
     """Heading, output, tabs and controls leave room for the opening heatmap's first rows
     without scrolling."""
-    page, _ = harness.watched_page(contexts[screen.name])
-    try:
-        query = {"text": TEXTS["en-de"], "present": "1" if screen.presentation else "0"}
-        page.goto(server.url + "/?" + urlencode(query))
-        harness.wait_drawn(page)
-        cells = page.locator(f"{harness.ACTIVE_PANEL} {harness.HEATMAP} .heatmaplayer").first
-        top = cells.bounding_box()["y"]
-    finally:
-        page.close()
+    page, _ = open_page(server, pages, screen, {"text": TEXTS["en-de"]})
+    harness.wait_drawn(page)
+    cells = page.locator(f"{harness.ACTIVE_PANEL} {harness.HEATMAP} .heatmaplayer").first
+    top = cells.bounding_box()["y"]
     assert top <= screen.height - FIRST_SCREEN_ROWS_PX, (
         f"the heatmap's cells start at y = {top:.0f} px of {screen.height}"
     )
 
 
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.name)
-def test_every_tab_of_the_tab_bar_is_in_view(server, contexts, screen):
+def test_every_tab_of_the_tab_bar_is_in_view(server, pages, screen):
     """At 1280 px with the sidebar open the last tab sat past the page's edge, behind a scroll
     arrow (issue 45, item 9): every tab is now within the main area, on one row."""
-    page, _ = harness.watched_page(contexts[screen.name])
-    try:
-        query = {"model": "minilm-l6", "present": "1" if screen.presentation else "0"}
-        page.goto(server.url + "/?" + urlencode(query))
-        harness.wait_drawn(page)
-        boxes = page.evaluate(
-            """() => [...document.querySelectorAll('[data-testid="stTab"]')].map(t => {
-                const r = t.getBoundingClientRect();
-                return [t.innerText, r.left, r.right, r.top];
-            })"""
-        )
-        # the main area's content box: inside its padding, where the views are drawn
-        left_edge, right_edge = page.evaluate(
-            """() => {
-                const main = document.querySelector('[data-testid="stMainBlockContainer"]');
-                const r = main.getBoundingClientRect(), style = getComputedStyle(main);
-                return [r.left + parseFloat(style.paddingLeft),
-                        r.right - parseFloat(style.paddingRight)];
-            }"""
-        )
-    finally:
-        page.close()
+    page, _ = open_page(server, pages, screen, {"model": "minilm-l6"})
+    harness.wait_drawn(page)
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stTab"]')].map(t => {
+            const r = t.getBoundingClientRect();
+            return [t.innerText, r.left, r.right, r.top];
+        })"""
+    )
+    # the main area's content box: inside its padding, where the views are drawn
+    left_edge, right_edge = page.evaluate(
+        """() => {
+            const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+            const r = main.getBoundingClientRect(), style = getComputedStyle(main);
+            return [r.left + parseFloat(style.paddingLeft),
+                    r.right - parseFloat(style.paddingRight)];
+        }"""
+    )
     outside = [
         label for label, left, right, _ in boxes if left < left_edge - 1 or right > right_edge + 1
     ]
