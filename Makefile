@@ -51,7 +51,12 @@ test: $(TEST_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	@# Two workers share the two cores; the tests marked serial (a server's memory or answer
+	@# times measured under load) run after them, alone. Both runs report, then either's failure
+	@# fails the target.
+	$(BIN)/python -m pytest -n 2 -m "not serial and not lecture_hall"; first=$$?; \
+	$(BIN)/python -m pytest -m "serial and not lecture_hall"; second=$$?; \
+	test $$first -eq 0 && test $$second -eq 0
 
 # Trains the English→German model of configs/en-de.toml on corpus v2, resuming from
 # checkpoints/en-de/ (git-ignored; scripts/restore-checkpoint.sh brings the last resumable

@@ -9,7 +9,8 @@ import pytest
 import harness
 from runtime.pretrained import minilm_tokenizer
 
-pytestmark = pytest.mark.browser
+# serial: a server's memory (and the proxy's fail-over timing) measured with nothing else running
+pytestmark = [pytest.mark.browser, pytest.mark.serial]
 
 PAGES = 20
 RSS_GROWTH_LIMIT = (

@@ -30,7 +30,8 @@ import harness
 from harness.streamlit_client import Chart, Run, StreamlitSession, plain
 from ui.state import DEFAULT_TEXT
 
-pytestmark = pytest.mark.browser
+# serial: a server's memory (and the proxy's fail-over timing) measured with nothing else running
+pytestmark = [pytest.mark.browser, pytest.mark.serial]
 
 MiB = 2**20
 MODEL = "minilm-l6"

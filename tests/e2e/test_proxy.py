@@ -33,7 +33,8 @@ import pytest
 import harness
 from runtime.pretrained import minilm_tokenizer
 
-pytestmark = pytest.mark.browser
+# serial: a server's memory (and the proxy's fail-over timing) measured with nothing else running
+pytestmark = [pytest.mark.browser, pytest.mark.serial]
 
 NGINX = Path("/usr/sbin/nginx")
 RENDER = harness.ROOT / "deploy" / "render-nginx-conf.sh"
