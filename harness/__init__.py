@@ -7,6 +7,8 @@ leaving the machine, DNS included) and is recorded, so a page can never reach ou
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import os
 import re
@@ -135,6 +137,14 @@ def running_server(log_dir: Path, *, base_path: str = "", port: int | None = Non
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def run_async(coroutine):
+    """`asyncio.run(coroutine)` in a thread of its own: Playwright's sync API keeps an event loop
+    running in the test's thread while a browser is open (the browser tests share one for the
+    session), and asyncio.run refuses to start inside a running loop."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def launch_chromium(playwright):

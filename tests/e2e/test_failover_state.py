@@ -10,8 +10,6 @@ a second client carrying the first one's widget values is the reconnected page.
 
 from __future__ import annotations
 
-import asyncio
-
 import harness
 from harness.streamlit_client import StreamlitSession
 from ui.attention_tab import VIEWS
@@ -37,7 +35,7 @@ def test_the_first_action_after_a_failover_wins_over_the_url(tmp_path):
             return before, after_failover, page.last_chart(CHART).axis_labels("x")
 
     with harness.running_server(tmp_path) as server:
-        before, after_failover, typed = asyncio.run(visit(server.url))
+        before, after_failover, typed = harness.run_async(visit(server.url))
 
     assert typed != before
     assert after_failover == typed
@@ -57,7 +55,7 @@ def test_a_first_action_after_a_failover_that_hides_a_sent_widget_draws_the_page
                 return run, reconnected.last_chart("decoding_attention")
 
     with harness.running_server(tmp_path) as server:
-        run, chart = asyncio.run(visit(server.url))
+        run, chart = harness.run_async(visit(server.url))
 
     assert run.problems == []
     assert chart.run == run.index

@@ -229,7 +229,7 @@ def lecture_hall(server: harness.Server, sessions: int, ramp_s: float) -> HallRe
     server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
     started = time.monotonic()
     with harness.PeakRSS(server.pid) as rss:
-        asyncio.run(everyone())
+        harness.run_async(everyone())
     opened = [s.opened_s for s in students if s.opened_s is not None]
     return HallResult(
         students,

@@ -183,7 +183,7 @@ def run_stream(server: harness.Server, texts: list[str], tokens: list[list[str]]
             result.after = harness.vm_rss(server.pid)
             result.problems += session.problems
 
-    asyncio.run(visit())
+    harness.run_async(visit())
     return result
 
 
@@ -292,7 +292,7 @@ def test_an_idle_session_costs_little(tmp_path):
         figures["closed"] = harness.vm_rss(server.pid)
 
     with harness.running_server(tmp_path) as server:
-        asyncio.run(open_sessions(server))
+        harness.run_async(open_sessions(server))
         log = server.log()
     per_session = (figures["open"] - figures["baseline"]) / IDLE_SESSIONS
     print(

@@ -7,7 +7,6 @@ reaches users."""
 
 import numpy as np
 import pytest
-import torch
 
 from corpus.hand_checked import pairs
 from runtime import registry, trace
@@ -17,11 +16,6 @@ SENTENCE = "The small dog sees the old man."
 # the floors keep a later model from shipping worse than that.
 MIN_HAND_CHECKED_V2 = 0.88
 MIN_HAND_CHECKED_V1 = 0.90
-
-
-@pytest.fixture(scope="module")
-def translator():
-    return registry.load("en-de", torch.device("cpu"))
 
 
 def test_the_shipped_weights_are_scored_on_the_held_out_sets_and_open_the_page(translator):
@@ -37,13 +31,32 @@ def test_the_issue_sentence_is_translated_correctly(translator):
         assert trace.run(translator, SENTENCE, decoding=decoding).output == expected
 
 
-@pytest.mark.parametrize(
-    ("version", "floor"), [("v2", MIN_HAND_CHECKED_V2), ("v1", MIN_HAND_CHECKED_V1)]
-)
-def test_most_hand_checked_sentences_are_translated_exactly(translator, version, floor):
-    hand = pairs(version)
+def test_the_hand_checked_figures_are_the_shipped_weights_own(translator):
+    """The sidecar's exact match on the v2 pairs is over today's pairs and above the floor, and it
+    is these weights': every fifth pair, run through the page's path (beam search), comes out as
+    the sidecar recorded it (the German written by hand, or the miss it lists). The whole set is
+    re-measured when weights are shipped (model.evaluate); re-running it here took 49 s."""
+    recorded = translator.info["metrics"]["hand_checked_v2"]
+    hand = pairs("v2")
+    assert recorded["size"] == len(hand), "hand_checked.tsv changed: re-evaluate the weights"
+    assert recorded["exact_match"] >= MIN_HAND_CHECKED_V2
+    misses = {english: output for english, _, output in recorded["misses"]}
+    assert len(misses) == round((1 - recorded["exact_match"]) * len(hand))
+    sample = hand[::5]
+    expected = [misses.get(p.english, p.german) for p in sample]
+    got = [trace.run(translator, p.english, decoding="beam").output for p in sample]
+    assert got == expected
+
+
+def test_most_first_corpus_pairs_are_translated_exactly(translator):
+    """The first corpus's pairs, all of them (89, a few seconds): nothing it translated regressed
+    below the floor."""
+    hand = pairs("v1")
     right = [trace.run(translator, p.english, decoding="beam").output == p.german for p in hand]
-    assert sum(right) >= floor * len(hand), (sum(right), len(hand))
+    assert sum(right) >= MIN_HAND_CHECKED_V1 * len(hand), (sum(right), len(hand))
+    assert sum(right) / len(hand) == pytest.approx(
+        translator.info["metrics"]["hand_checked_v1"]["exact_match"], abs=1e-4
+    )
 
 
 def test_the_head_tables_name_the_best_head_of_each(translator):
