@@ -9,8 +9,7 @@ import pytest
 import harness
 from runtime.pretrained import minilm_tokenizer
 
-# serial: a server's memory (and the proxy's fail-over timing) measured with nothing else running
-pytestmark = [pytest.mark.browser, pytest.mark.serial]
+pytestmark = pytest.mark.browser
 
 PAGES = 20
 RSS_GROWTH_LIMIT = (
