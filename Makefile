@@ -51,10 +51,10 @@ test: $(TEST_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	@# Two workers share the two cores (a worker that runs out of tests takes some of the
-	@# other's); the tests marked serial (a server's memory or answer times measured under load)
-	@# run after them, alone. Both runs report, then either's failure fails the target.
-	$(BIN)/python -m pytest -n 2 --dist worksteal -m "not serial and not lecture_hall"; first=$$?; \
+	@# Two workers share the two cores; the tests marked serial (a server's memory or answer
+	@# times measured under load, or both cores taken by one test) run after them, alone. Both
+	@# runs report, then either's failure fails the target.
+	$(BIN)/python -m pytest -n 2 -m "not serial and not lecture_hall"; first=$$?; \
 	$(BIN)/python -m pytest -m "serial and not lecture_hall"; second=$$?; \
 	test $$first -eq 0 && test $$second -eq 0
 

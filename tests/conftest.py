@@ -1,5 +1,7 @@
 """Shared test set-up: one torch thread, and the models loaded once per test session."""
 
+import sys
+
 import pytest
 import torch
 
@@ -26,3 +28,13 @@ def minilm():
 def translator():
     """The shipped English→German translator (read-only: shared by many tests)."""
     return load("en-de", torch.device("cpu"))
+
+
+@pytest.fixture(autouse=True)
+def _keep_main_module():
+    """Streamlit's AppTest runs app.py as `__main__` and leaves it in sys.modules: a process
+    spawned afterwards in the same test process (training's batch grouper) then re-ran the whole
+    app as its main module and died. Each test starts and ends with the real one."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main

@@ -9,7 +9,9 @@ import pytest
 import harness
 from runtime.pretrained import minilm_tokenizer
 
-pytestmark = pytest.mark.browser
+# serial: twenty Chromium pages take both cores; beside another worker's tests they made the run
+# slower as a whole (22.5 min of pytest against 16) and the other worker's pages time out
+pytestmark = [pytest.mark.browser, pytest.mark.serial]
 
 PAGES = 20
 RSS_GROWTH_LIMIT = (
