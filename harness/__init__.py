@@ -41,7 +41,7 @@ LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 # Chromium sends every request for another host to this proxy: port 9 (discard) on loopback, where
 # nothing listens, so the request fails at once. Loopback itself bypasses it. Playwright's request
 # interception (`page.route`) did the same job but turns the browser's HTTP cache off, so every
-# page load fetched and compiled Streamlit's scripts again: 2-3 s of Chromium's CPU a page.
+# page load fetched and compiled Streamlit's scripts again.
 NO_PROXY = {"server": "http://127.0.0.1:9", "bypass": "localhost,127.0.0.1/8,[::1]"}
 
 HEATMAP = '[data-testid="stPlotlyChart"]'
