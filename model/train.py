@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import random
 import time
@@ -120,13 +121,17 @@ class Recipe:
     # flash-attention kernels on a GPU; the captured attention the views need, where False
     fused_attention: bool = False
     # when set, the phases are scaled to the step count that fits this many minutes of training
-    # at the speed measured over the first calibrate_steps steps (warm-up stays as written)
+    # at the speed measured over the first calibrate_steps steps, and again over the next
+    # 2 x calibrate_steps (warm-up stays as written)
     budget_minutes: float | None = None
     calibrate_steps: int = 200
     threads: int = 2
     moments: str = "bf16"  # how the checkpoint stores Adam's moments: bf16 (compact) | fp32
     # a fine-tune: the first step starts from these shipped weights (and their tokenizer)
     init_from: str | None = None
+    # and these parameters (name prefixes, e.g. "decoder.layers.0.src_attn.") are drawn afresh
+    # as make_model draws them, not taken from init_from: the parts of a model to learn again
+    reinit: tuple[str, ...] = ()
     # alignment supervision (Garg et al., 2019, "Jointly Learning to Align and Translate with
     # Transformer Models", Section 4.2): the cross-attention head [layer, head] (1-based) whose
     # rows are pulled towards the grammar's gold word alignment, by a cross-entropy term times
@@ -159,8 +164,9 @@ class Recipe:
     def read(cls, path: Path) -> Recipe:
         raw = tomllib.loads(Path(path).read_text())
         phases = tuple(Phase(**p) for p in raw.pop("phases"))
-        if "align_head" in raw:
-            raw["align_head"] = tuple(raw["align_head"])
+        for key in ("align_head", "reinit"):
+            if key in raw:
+                raw[key] = tuple(raw[key])
         return cls(**raw, phases=phases)
 
 
@@ -289,6 +295,35 @@ def alignment_targets(
             if sources:
                 out[b, j, list(sources)] = 1.0 / len(sources)
     return out
+
+
+class AlignmentPadder:
+    """`alignment_targets` for the training loop: each pair's links flattened once, so a batch of
+    thousands of sentences is one scatter (row by row in Python it took ~0.1 s a GPU batch, as
+    long as the GPU's step)."""
+
+    def __init__(self, alignments: Sequence[Sequence[tuple[int, ...]]]) -> None:
+        self.links: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for links in alignments:
+            rows = [j for j, sources in enumerate(links) for _ in sources]
+            columns = [s for sources in links for s in sources]
+            shares = [1.0 / len(sources) for sources in links for _ in sources]
+            self.links.append(
+                (
+                    np.array(rows, np.int64),
+                    np.array(columns, np.int64),
+                    np.array(shares, np.float32),
+                )
+            )
+
+    def __call__(self, batch: list[int], rows: int, columns: int) -> Tensor:
+        parts = [self.links[i] for i in batch]
+        b = np.repeat(np.arange(len(batch)), [len(r) for r, _, _ in parts])
+        j, s, share = (np.concatenate(x) for x in zip(*parts))
+        keep = j < rows
+        out = torch.zeros(len(batch), rows, columns)
+        out[b[keep], j[keep], s[keep]] = torch.from_numpy(share[keep])
+        return out
 
 
 def alignment_loss(weights: Tensor, gold: Tensor) -> Tensor:
@@ -429,7 +464,13 @@ def loss_on_batch(
     )
     if align_head is not None and gold_alignment is not None:
         layer, head = align_head
-        weights = out.cross_attention[layer - 1].captured()[:, head - 1]
+        record = out.cross_attention[layer - 1]
+        if record.weights is not None:
+            weights = record.weights[:, head - 1]
+        else:  # a fused forward kept no weights: Eq. (1)'s softmax again for this one head
+            q, k = record.queries[:, head - 1].float(), record.keys[:, head - 1].float()
+            scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+            weights = scores.masked_fill(~src_mask, float("-inf")).softmax(-1)
         loss = loss + align_weight * alignment_loss(weights, gold_alignment)
     return loss
 
@@ -587,6 +628,7 @@ def train(
     else:
         pairs = encode_pairs(texts, tokenizer)
     padder = Padder(pairs)
+    align_padder = AlignmentPadder(alignments)
     lengths = ([len(s) for s, _ in pairs], [len(t) for _, t in pairs])
     config, model = build(recipe, len(tokenizer))
     model.to(device)
@@ -597,7 +639,15 @@ def train(
     if progress is None and start_from is not None:
         assert recipe.init_from is not None
         path = ROOT / recipe.init_from
+        fresh = {
+            name: value.clone()
+            for name, value in model.state_dict().items()
+            if name.startswith(recipe.reinit) and recipe.reinit
+        }
+        if recipe.reinit and not fresh:
+            raise ValueError(f"reinit {recipe.reinit} names no parameter of the model")
         load_tied(model, load_weights(path, start_from["sha256"]))
+        model.load_state_dict(fresh, strict=False)
     progress = progress or {
         "step": 0,
         "epoch": 0,
@@ -638,6 +688,10 @@ def train(
     # a budget is planned once, at the first session's calibration; a resumed run keeps the plan
     calibrating = recipe.budget_minutes is not None and "phases" not in progress
     calibration_start: tuple[int, float] | None = None
+    # planned at calibrate_steps, and again over the next 2 x calibrate_steps: on the H200
+    # (2026-11-28) steps 10-150 ran at 189 ms a step and the later ones at about 90, so the plan
+    # made on the first alone ended training after 3.1 of its 5 minutes
+    marks = (10, recipe.calibrate_steps, 3 * recipe.calibrate_steps)
     model.train()
     end = min(recipe.steps, stop_at or recipe.steps)
     bar = tqdm(total=end, initial=progress["step"], mininterval=10, unit="step")
@@ -667,9 +721,9 @@ def train(
             src, tgt, n_tokens = padder(batch)
             gold_alignment = None
             if alignments:
-                gold_alignment = alignment_targets(
-                    alignments, batch, tgt.size(1) - 1, src.size(1)
-                ).to(device, non_blocking=True)
+                gold_alignment = align_padder(batch, tgt.size(1) - 1, src.size(1)).to(
+                    device, non_blocking=True
+                )
             # no wait for the GPU here: the copy is queued behind the last step's work
             loss = loss_on_batch(
                 model,
@@ -691,17 +745,16 @@ def train(
             window_loss += loss.detach() * n_tokens
             window_tokens += n_tokens
             bar.update(1)
-            if calibrating and step - session["from_step"] in (10, recipe.calibrate_steps):
+            if calibrating and step - session["from_step"] in marks:
                 sync()  # the first 10 steps (kernel choice, allocator) are not timed
-                if calibration_start is None:
-                    calibration_start = (step, time.perf_counter())
-                else:
+                if calibration_start is not None:
                     recipe = plan_budget(
                         recipe, progress, calibration_start, loop_started, finish_by
                     )
                     end = min(recipe.steps, stop_at or recipe.steps)
                     bar.total = end
-                    calibrating = False
+                    calibrating = step - session["from_step"] < marks[-1]
+                calibration_start = (step, time.perf_counter())
             if step % recipe.log_every == 0:
                 sync()
                 now = time.perf_counter()
@@ -825,6 +878,12 @@ def main(argv: list[str] | None = None) -> None:
         "evaluation; `python -m model.evaluate --weights FILE` completes the sidecar later",
     )
     p.add_argument(
+        "--no-look",
+        action="store_true",
+        help="at the recipe's end, ship with no held-out figures at all (a GPU run's last "
+        "minute goes to training); `python -m model.evaluate --weights FILE` adds them later",
+    )
+    p.add_argument(
         "--data-only",
         action="store_true",
         help="generate the recipe's training texts into this machine's cache (runs/data) and "
@@ -850,7 +909,8 @@ def main(argv: list[str] | None = None) -> None:
     from .evaluate import evaluate, quick_look
 
     if args.data_only:
-        texts = training_texts(recipe.train_size, recipe.data_seed, args.workers, DATA_CACHE)
+        make = training_texts if recipe.align_head is None else aligned_training_texts
+        texts = make(recipe.train_size, recipe.data_seed, args.workers, DATA_CACHE)
         print(f"{len(texts)} training pairs in {DATA_CACHE}")
         return
     if args.ship_now:
@@ -867,13 +927,15 @@ def main(argv: list[str] | None = None) -> None:
             look=lambda model, tokenizer: quick_look(model, tokenizer, recipe.test_seed),
             finish_by=args.finish_by,
         )
-        if progress["step"] < recipe.steps:
+        if progress["step"] < recipe_of_run(recipe, progress).steps:
             print(f"held-out look at step {progress['step']}: {json.dumps(progress['looks'][-1])}")
             print(f"stopped at step {progress['step']} of {recipe.steps}; run again to go on")
             return
 
     model.eval()
-    if args.quick_look:
+    if args.no_look:
+        metrics: dict[str, Any] = {}
+    elif args.quick_look:
         model.to(resolve_device(recipe.device))
         print("a quick held-out look ...", flush=True)
         metrics = {"quick_look": quick_look(model, tokenizer, recipe.test_seed)}

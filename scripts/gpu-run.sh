@@ -27,6 +27,11 @@ REPEATS=${GPU_RUN_REPEATS:-30}
 # GPU_RUN_RESERVE seconds for the quick look, the weights and the log, and each check is capped.
 RUN_SECONDS=${GPU_RUN_SECONDS:-560}
 RESERVE=${GPU_RUN_RESERVE:-80}
+# A second run in one session (GPU_RUN_CHECKS=0) skips the checks and timings the first one
+# made; GPU_RUN_LOOK=0 ships without the quick held-out look (the CPU evaluates it after), for a
+# run whose every minute goes to training.
+CHECKS=${GPU_RUN_CHECKS:-1}
+LOOK=${GPU_RUN_LOOK:-1}
 FINISH_BY=$(( $(date +%s) + RUN_SECONDS - RESERVE ))
 WORK=$(mktemp -d)
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
@@ -66,7 +71,9 @@ timings() {
 }
 
 training() {
-  "$PY" -m model.train --recipe "$RECIPE" --device "$DEVICE" --quick-look --finish-by "$FINISH_BY" \
+  local look=--quick-look
+  [ "$LOOK" = 0 ] && look=--no-look
+  "$PY" -m model.train --recipe "$RECIPE" --device "$DEVICE" $look --finish-by "$FINISH_BY" \
     --checkpoint-dir "$WORK/checkpoint" --out-dir "$WORK/weights" > "$OUT/train.log" 2>&1
   local rc=$?
   grep -E "training pairs|measured|shipped|Error|error" "$OUT/train.log" | tee -a "$LOG"
@@ -82,7 +89,7 @@ side = json.load(open(sys.argv[1]))
 t = side["training"]
 print(f"{t['steps']} steps, {t['target_tokens_seen']:,} target tokens in {t['wall_time_minutes']} min:"
       f" {t['target_tokens_per_second']:,} target tokens/s;"
-      f" quick look {json.dumps(side['metrics']['quick_look'])}")
+      f" quick look {json.dumps(side['metrics'].get('quick_look', 'not made'))}")
 PYTHON
 }
 
@@ -97,8 +104,10 @@ training_data() {  # at most 8 files come back: this log goes into run.log
 }
 
 phase machine machine
-phase cuda-checks cuda_checks
-phase timings timings
+if [ "$CHECKS" != 0 ]; then
+  phase cuda-checks cuda_checks
+  phase timings timings
+fi
 phase training-data training_data
 phase training training
 echo "== done in $((SECONDS - started)) s, exit $status; files: $(ls "$OUT" | tr '\n' ' ')" | tee -a "$LOG"

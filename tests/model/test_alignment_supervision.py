@@ -12,6 +12,7 @@ from safetensors.torch import load_file
 from model.subword import SubwordTokenizer
 from model.tokenization import PAD_ID
 from model.train import (
+    AlignmentPadder,
     Phase,
     Recipe,
     aligned_training_texts,
@@ -24,7 +25,7 @@ from model.train import (
     train,
     training_texts,
 )
-from model.transformer import padding_mask, subsequent_mask
+from model.transformer import RunSettings, make_model, padding_mask, subsequent_mask
 from model.weights import without_tied_copies
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,6 +116,11 @@ def test_the_supervised_loss_adds_the_weighted_alignment_term(tmp_path):
     both = loss_on_batch(model, src, tgt, 0.1, False, align_head=(1, 2), gold_alignment=gold,
                          align_weight=0.3)  # fmt: skip
     assert both.item() == pytest.approx(plain.item() + 0.3 * term, rel=1e-5)
+    # the fused forward (training on a GPU) keeps no weights: the term is computed again from the
+    # head's queries and keys, and comes out the same
+    fused = loss_on_batch(model, src, tgt, 0.1, False, RunSettings(capture=False),
+                          align_head=(1, 2), gold_alignment=gold, align_weight=0.3)  # fmt: skip
+    assert fused.item() == pytest.approx(both.item(), rel=1e-5)
 
 
 def test_a_fine_tune_starts_from_the_shipped_weights_and_their_tokenizer(tmp_path):
@@ -135,3 +141,40 @@ def test_a_fine_tune_starts_from_the_shipped_weights_and_their_tokenizer(tmp_pat
     for key, value in without_tied_copies(tuned.state_dict()).items():
         assert torch.equal(value, reference[key].float()), key
     assert isinstance(tuned_tokenizer, SubwordTokenizer)
+
+    # `reinit`: the named parts are drawn afresh as a new model draws them (make_model, same
+    # seed), and only those; again a learning rate of 0, so nothing moves after
+    prefixes = ("decoder.layers.1.src_attn.", "encoder.layers.1.")
+    redrawn = replace(fine_tune, name="ft-reinit", reinit=prefixes)
+    tuned, _, _, config = train(redrawn, tmp_path / "ft2", workers=1, cache=tmp_path / "data")
+    fresh = make_model(config, seed=TINY.seed).state_dict()
+    changed = set()
+    for key, value in without_tied_copies(tuned.state_dict()).items():
+        if key.startswith(prefixes):
+            assert torch.equal(value, fresh[key]), key
+            changed.add(key)
+        else:
+            assert torch.equal(value, reference[key].float()), key
+    assert "decoder.layers.1.src_attn.w_q.weight" in changed
+    assert "encoder.layers.1.feed_forward.w_1.weight" in changed
+    assert not any(key.startswith("decoder.layers.0.") for key in changed)
+    with pytest.raises(ValueError, match="names no parameter"):
+        train(replace(fine_tune, name="ft-x", reinit=("decoder.nothing.",)), tmp_path / "x",
+              workers=1, cache=tmp_path / "data")  # fmt: skip
+
+
+def test_the_loops_alignment_padder_gives_alignment_targets(tmp_path):
+    """The training loop's vectorised gold alignment against `alignment_targets` (row by row) on
+    corpus pairs, batches in any order, rows cut short as well as padded."""
+    aligned = aligned_training_texts(120, 5, workers=1, cache=None)
+    tokenizer = SubwordTokenizer.train(
+        [" ".join(t) for en, de, _ in aligned for t in (en, de)], 300
+    )
+    pairs, alignments = encode_aligned(aligned, tokenizer)
+    padder = AlignmentPadder(alignments)
+    for batch in ([0], [7, 3, 119], list(range(120))[::-1]):
+        src_len = max(len(pairs[i][0]) for i in batch)
+        for rows in (max(len(pairs[i][1]) for i in batch) - 1, 3):
+            want = alignment_targets(alignments, batch, rows, src_len)
+            assert torch.equal(padder(batch, rows, src_len), want)
+            assert want.sum() > 0

@@ -28,6 +28,7 @@ from model.train import (
     target_tokens,
     train,
 )
+from model.transformer import TransformerConfig, make_model
 from model.weights import WeightsError
 from runtime.registry import ModelUnavailable, load_trained
 
@@ -407,3 +408,25 @@ def test_the_gpu_recipe_is_the_shipped_model_on_a_gpu_within_its_budget():
     assert not gpu.norm_first
     assert gpu.budget_minutes is not None and gpu.budget_minutes <= 7
     assert gpu.phases[-1].lr_factor_end == 0.0 and gpu.warmup < gpu.phases[0].until_step
+
+
+def test_the_gpu_fine_tune_redraws_real_parts_of_the_shipped_model():
+    """configs/en-de-finetune-gpu.toml starts from the shipped weights: its architecture is the
+    shipped one, every `reinit` prefix names parameters of it (encoder layers 4-6 and each
+    decoder layer's encoder-decoder attention, nothing else), and the supervised head is a
+    cross-attention head of the penultimate decoder layer (Garg et al., 2019)."""
+    tune = Recipe.read(ROOT / "configs" / "en-de-finetune-gpu.toml")
+    shipped = json.loads((ROOT / tune.init_from).with_suffix(".json").read_text())
+    config = TransformerConfig(**shipped["config"])
+    assert (tune.N, tune.h, tune.d_model, tune.d_ff) == (
+        config.N, config.h, config.d_model, config.d_ff
+    )  # fmt: skip
+    names = list(make_model(config).state_dict())
+    for prefix in tune.reinit:
+        assert any(n.startswith(prefix) for n in names), prefix
+    redrawn = {n for n in names if n.startswith(tune.reinit)}
+    assert {n.split(".")[0] for n in redrawn} == {"encoder", "decoder"}
+    assert all(".src_attn." in n for n in redrawn if n.startswith("decoder."))
+    assert {n.split(".")[2] for n in redrawn if n.startswith("encoder.")} == {"3", "4", "5"}
+    assert tune.align_head is not None and tune.align_head[0] == config.N - 1
+    assert 1 <= tune.align_head[1] <= config.h and tune.fused_attention

@@ -1,5 +1,6 @@
 """scripts/gpu-run.sh, tried on the CPU through the same code path as on the GPU machine: a tiny
-recipe with a measured budget, the CUDA checks (skipped here), the timings, the weights split
+recipe with a measured budget (its phases, as written, far longer than the budget: the plan
+shrinks them, as on the GPU), the CUDA checks (skipped here), the timings, the weights split
 into parts under 16 MiB, and scripts/gpu-collect.sh joining them into loadable weights."""
 
 import json
@@ -32,10 +33,10 @@ log_every = 5
 budget_minutes = 0.1
 calibrate_steps = 15
 [[phases]]
-until_step = 20
+until_step = 20000
 lr_factor = 1.0
 [[phases]]
-until_step = 40
+until_step = 40000
 lr_factor = 1.0
 lr_factor_end = 0.0
 """
@@ -75,7 +76,8 @@ def test_the_gpu_run_works_through_on_a_cpu_and_its_weights_come_back_whole(tmp_
     assert len(files) <= 8 and "tiny.safetensors.part-00" in files, files
     assert all(p.stat().st_size < 16 * 2**20 for p in out.iterdir())
     sidecar = json.loads((out / "tiny.json").read_text())
-    assert sidecar["training"]["steps"] == sidecar["training"]["recipe"]["phases"][-1]["until_step"]
+    planned = sidecar["training"]["recipe"]["phases"][-1]["until_step"]
+    assert sidecar["training"]["steps"] == planned < 40000
     assert 0 <= sidecar["metrics"]["quick_look"]["greedy_exact_match"] <= 1
 
     dest = tmp_path / "joined"
