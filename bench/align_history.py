@@ -54,10 +54,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=100)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--weights", type=Path, help="measure only these weights and print their row (no history)"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     recipe = Recipe.read(ROOT / "configs" / "en-de.toml")
     examples = held_out_examples(args.sentences, recipe.test_seed)
+    if args.weights:
+        model, sidecar = load_checked_model(args.weights)
+        tokenizer = SubwordTokenizer.from_json(json.dumps(sidecar["tokenizer"]))
+        print(json.dumps(measure(model, tokenizer, examples)))
+        return
     rows = []
     for commit in checkpoint_commits():
         started = time.perf_counter()

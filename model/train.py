@@ -855,9 +855,19 @@ def ship(
         },
         "metrics": metrics,
     }
+    if recipe.init_from:
+        sidecar["training"]["fine_tuned_from"] = lineage(ROOT / recipe.init_from)
     path = out_dir / f"{recipe.name}.safetensors"
     save_weights(model.state_dict(), path, sidecar)
     return path
+
+
+def lineage(path: Path) -> dict[str, Any]:
+    """What a fine-tune started from, for its sidecar: the weights' sha256 and how they were
+    trained (their own sidecar's `training`, recipe and loss history included), since the file
+    `init_from` names may be replaced by the fine-tune itself when it ships."""
+    base = read_sidecar(path)
+    return {"sha256": base["sha256"], **base["training"]}
 
 
 def main(argv: list[str] | None = None) -> None:

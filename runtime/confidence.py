@@ -2,7 +2,7 @@
 figure for the sentence (their geometric mean, the per-token perplexity's inverse).
 
 A translator trained on a grammar writes fluent German for sentences the grammar never writes
-("Attention is all you need." -> "Beton ist euch."); its own probabilities are the warning sign
+("Attention is all you need." -> "Aufsätze sind euch."); its own probabilities are the warning sign
 the page can show, with the likely reason: words, or a construction, it never saw.
 """
 

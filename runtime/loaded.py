@@ -84,6 +84,53 @@ def held_out_best_head(loaded: LoadedModel) -> HeldOutBest | None:
     )
 
 
+def supervised_head(loaded: LoadedModel) -> tuple[int, int] | None:
+    """The cross-attention head (0-based layer, head) that training pulled towards the gold word
+    alignment (the recipe's `align_head`: alignment supervision, Garg et al., 2019), or None for
+    a model whose heads all learned from translation alone."""
+    recipe = (loaded.info.get("training") or {}).get("recipe") or {}
+    head = recipe.get("align_head")
+    return None if not head else (int(head[0]) - 1, int(head[1]) - 1)
+
+
+def best_unsupervised_head(loaded: LoadedModel) -> HeldOutBest | None:
+    """The lowest held-out AER among the cross-attention heads that were not supervised."""
+    table = (loaded.info.get("metrics") or {}).get("alignment_error_rate", {})
+    per_head = table.get("per_head")
+    if not per_head:
+        return None
+    skip = supervised_head(loaded)
+    layer, head = min(
+        ((i, j) for i, row in enumerate(per_head) for j in range(len(row)) if (i, j) != skip),
+        key=lambda ij: per_head[ij[0]][ij[1]],
+    )
+    return HeldOutBest(layer, head, float(per_head[layer][head]), int(table.get("sentences", 0)))
+
+
+def supervised_head_note(loaded: LoadedModel) -> str | None:
+    """Which cross-attention head was trained to align (and so is no evidence that attention
+    learns alignment), beside the best of the heads that learned from translation alone."""
+    supervised = supervised_head(loaded)
+    best = held_out_best_head(loaded)
+    if supervised is None:
+        return None
+    layer, head = supervised
+    text = (
+        f"Layer {layer + 1}, head {head + 1} was trained to align: during training its rows were "
+        "pulled towards the grammar's gold word alignment (alignment supervision, Garg et al., "
+        "2019)"
+    )
+    if best is not None and (best.layer, best.head) == supervised:
+        text += f", and scores AER {best.aer:.3f} over {best.sentences} held-out sentences"
+    other = best_unsupervised_head(loaded)
+    if other is not None:
+        text += (
+            f". The other heads learned what they do from translation alone; the best of them, "
+            f"layer {other.layer + 1}, head {other.head + 1}, scores AER {other.aer:.3f}"
+        )
+    return text + "."
+
+
 def read_as(loaded: LoadedModel, text: str) -> str:
     """`text` as `loaded` reads it: with its first letter upper-cased where the model learned
     only sentences that begin with a capital. The translator wrote "Charlotte saß auf der

@@ -10,7 +10,7 @@ from functools import partial
 
 import streamlit as st
 
-from runtime.loaded import held_out_best_head
+from runtime.loaded import held_out_best_head, supervised_head_note
 from viz import export
 from viz.attention import (
     MASKED_EXPLANATION,
@@ -148,9 +148,9 @@ def render(ctx: state.ViewContext) -> None:
         ):
             st.markdown(DECODER_ROWS)
         if controls.KIND.current() == "cross" or view == "decoding":
-            note = flat_cross_attention_note(ctx.loaded)
-            if note:
-                st.caption(note)
+            for note in (flat_cross_attention_note(ctx.loaded), supervised_head_note(ctx.loaded)):
+                if note:
+                    st.caption(note)
 
 
 # Above this best alignment error rate over the held-out set, no cross-attention head aligns:
@@ -170,7 +170,7 @@ def flat_cross_attention_note(loaded) -> str | None:
         f"gold alignment over {best.sentences} held-out sentences, no better than "
         "even weights. Its post-norm encoder hands cross-attention nearly the same vector at "
         "every source position, so each German word is written from a summary of the sentence "
-        '(README, "Why the translator\'s cross-attention is blank").'
+        '(README, "Why the first translator\'s cross-attention was blank").'
     )
 
 

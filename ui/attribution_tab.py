@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from runtime.attribution import METHODS
-from runtime.loaded import held_out_best_head
+from runtime.loaded import held_out_best_head, supervised_head
 from runtime.trace import InputError
 from viz.attribution import (
     MIN_LINKED_ROWS,
@@ -118,6 +118,13 @@ def _translation(ctx: state.ViewContext) -> None:
             f"head with the lowest AER over the {held_out.sentences} held-out sentences of the "
             f"model's evaluation ({held_out.aer:.3f} there); its title gives its AER on this "
             "sentence."
+            + (
+                " It is the head that training pulled towards the gold alignment (alignment "
+                "supervision): set it beside the gradients as a head taught to align, not one "
+                "that learned to."
+                if supervised_head(ctx.loaded) == (held_out.layer, held_out.head)
+                else ""
+            )
         )
     figure = comparison_figure(
         trace,

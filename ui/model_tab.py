@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from model.label_smoothing import smoothed_loss_floor
+from runtime.loaded import supervised_head_note
 from runtime.registry import LoadedModel
 from viz.metrics import (
     alignment_error_grid,
@@ -81,6 +82,9 @@ def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
         f"alignment, on {aer['sentences']} held-out sentences. Best: layer "
         f"{best['layer']}, head {best['head']}, AER {score:.3f}."
     )
+    note = supervised_head_note(loaded)
+    if note:
+        st.markdown(note)
     coref = metrics.get("coreference_heads")
     grids = [(alignment_error_grid(aer["per_head"], ctx.presentation), "model_aer")]
     if coref:
@@ -151,13 +155,32 @@ def render(ctx: state.ViewContext) -> None:
     training = loaded.info.get("training")
     if training:
         with st.expander("How it was trained (Section 5)"):
+            floor = smoothed_loss_floor(len(loaded.tokenizer.itos), training["label_smoothing"])
+            base = training.get("fine_tuned_from")
+            if base and base.get("loss_history"):
+                st.caption(
+                    f"First trained from scratch for {base['steps']:,} steps; then fine-tuned "
+                    f"for {training['steps']:,} (the second curve)."
+                )
+                state.plot(
+                    loss_curve(base["loss_history"], floor, ctx.presentation),
+                    key="model_base_loss",
+                )
             if training.get("loss_history"):
-                floor = smoothed_loss_floor(len(loaded.tokenizer.itos), training["label_smoothing"])
+                if base and training["recipe"].get("align_head"):
+                    st.caption(
+                        "The fine-tune's loss adds the supervised head's alignment loss × "
+                        f"{training['recipe']['align_weight']} to the translation's, so it may "
+                        "sit above the floor."
+                    )
                 state.plot(
                     loss_curve(training["loss_history"], floor, ctx.presentation),
                     key="model_loss",
                 )
-            st.json({k: v for k, v in training.items() if k != "loss_history"})
+            shown = {k: v for k, v in training.items() if k != "loss_history"}
+            if base:
+                shown["fine_tuned_from"] = {k: v for k, v in base.items() if k != "loss_history"}
+            st.json(shown)
     if "description" in loaded.info:
         st.caption(str(loaded.info["description"]))
     VOCAB_SEARCH.seed("")

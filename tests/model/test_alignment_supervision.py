@@ -1,6 +1,7 @@
 """Alignment supervision (Garg et al., 2019) in training, and a fine-tune that starts from
 shipped weights: issue 47's remedy for cross-attention that does not align."""
 
+import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -133,7 +134,7 @@ def test_a_fine_tune_starts_from_the_shipped_weights_and_their_tokenizer(tmp_pat
     fine_tune = replace(
         TINY, name="ft", init_from=str(shipped), data_seed=9, phases=(Phase(1, 0.0),)
     )
-    tuned, tuned_tokenizer, _, _ = train(
+    tuned, tuned_tokenizer, progress_ft, config_ft = train(
         fine_tune, tmp_path / "ft", workers=1, cache=tmp_path / "data"
     )
     assert tuned_tokenizer.to_json() == tokenizer.to_json()
@@ -141,6 +142,14 @@ def test_a_fine_tune_starts_from_the_shipped_weights_and_their_tokenizer(tmp_pat
     for key, value in without_tied_copies(tuned.state_dict()).items():
         assert torch.equal(value, reference[key].float()), key
     assert isinstance(tuned_tokenizer, SubwordTokenizer)
+
+    # the fine-tune's sidecar keeps what it started from (the file init_from names may be
+    # replaced by the fine-tune itself when it ships)
+    tuned_file = ship(fine_tune, tuned, tuned_tokenizer, progress_ft, config_ft, tmp_path / "s", {})
+    base = json.loads(shipped.with_suffix(".json").read_text())
+    kept = json.loads(tuned_file.with_suffix(".json").read_text())["training"]["fine_tuned_from"]
+    assert kept["sha256"] == base["sha256"] and kept["steps"] == base["training"]["steps"]
+    assert kept["loss_history"] == base["training"]["loss_history"]
 
     # `reinit`: the named parts are drawn afresh as a new model draws them (make_model, same
     # seed), and only those; again a learning rate of 0, so nothing moves after

@@ -33,6 +33,8 @@ def open_tab(model: str, **params: str) -> AppTest:
 def test_the_translator_tab_draws_attributions_and_attention_scored_against_gold():
     at = open_tab("en-de", attr_layer="3", attr_head="1", attr_steps="16")
     assert not at.exception, [e.value for e in at.exception]
+    sidecar = json.loads((Path(APP).parent / "model" / "weights" / "en-de.json").read_text())
+    best = sidecar["metrics"]["alignment_error_rate"]["best"]
     (figure,) = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     heatmaps = [t for t in figure["data"] if t["type"] == "heatmap"]
     titles = [a["text"] for a in figure["layout"]["annotations"]]
@@ -42,7 +44,7 @@ def test_the_translator_tab_draws_attributions_and_attention_scored_against_gold
         "integrated gradients",
         "head L4 H2",
         "L4 mean of heads",
-        "held-out best L1 H6",
+        f"held-out best L{best['layer']} H{best['head']}",
         "rollout via decoder",
     ]
     # integrated gradients as the runtime computes them, rows normalised, AER from the gold
@@ -118,3 +120,6 @@ def test_the_held_out_best_head_is_explained_with_its_held_out_aer():
     (caption,) = [c.value for c in at.caption if "held-out best" in c.value]
     assert f"L{best['layer']} H{best['head']}" in caption
     assert f"({best['value']:.3f} there)" in caption and "500 held-out sentences" in caption
+    # on the shipped translator that head is the one alignment supervision trained: said so
+    assert [best["layer"], best["head"]] == sidecar["training"]["recipe"]["align_head"]
+    assert "pulled towards the gold alignment" in caption

@@ -155,13 +155,19 @@ def test_the_model_tab_draws_the_translators_training_loss_down_to_its_floor():
     at.run()
     assert not at.exception
     figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-    (loss,) = [f for f in figures if "training loss" in f["layout"]["title"]["text"]]
-    history = json.loads((WEIGHTS_DIR / "en-de.json").read_text())["training"]["loss_history"]
-    assert list(loss["data"][0]["x"]) == [step for step, _ in history]
-    np.testing.assert_allclose(loss["data"][0]["y"], [value for _, value in history])
-    (floor_line,) = loss["layout"]["shapes"]
-    assert 0.9 < floor_line["y0"] == floor_line["y1"] < min(value for _, value in history)
-    assert loss["layout"]["xaxis"]["title"]["text"] == "training step"
+    # the shipped model is a fine-tune: the curve of the model it started from, then its own
+    curves = [f for f in figures if "training loss" in f["layout"]["title"]["text"]]
+    training = json.loads((WEIGHTS_DIR / "en-de.json").read_text())["training"]
+    histories = [training["fine_tuned_from"]["loss_history"], training["loss_history"]]
+    assert len(curves) == len(histories) == 2
+    for loss, history in zip(curves, histories):
+        assert list(loss["data"][0]["x"]) == [step for step, _ in history]
+        np.testing.assert_allclose(loss["data"][0]["y"], [value for _, value in history])
+        (floor_line,) = loss["layout"]["shapes"]
+        assert 0.9 < floor_line["y0"] == floor_line["y1"] < min(value for _, value in history)
+        assert loss["layout"]["xaxis"]["title"]["text"] == "training step"
+    captions = " ".join(c.value for c in at.caption)
+    assert f"from scratch for {training['fine_tuned_from']['steps']:,} steps" in captions
 
 
 def test_a_shared_link_reopens_the_vocabulary_search():
@@ -203,3 +209,19 @@ def test_the_model_tab_says_whether_attention_or_gradients_explain_the_translati
     (aer,) = [t.value for t in at.dataframe if list(t.value.columns) == ["method", "AER"]]
     assert list(aer["AER"]) == sorted(table["aer"].values())
     assert aer.iloc[0]["method"] == table["best"]["method"]
+
+
+def test_the_model_tab_names_the_cross_attention_head_trained_to_align():
+    """Beside the AER grid: which head alignment supervision trained (the sidecar's recipe) and
+    the best held-out AER of the heads that learned without it."""
+    at = AppTest.from_file("../../app.py", default_timeout=300)
+    at.query_params["model"] = "en-de"
+    at.query_params["tab"] = "Model"
+    at.run()
+    assert not at.exception
+    sidecar = json.loads((WEIGHTS_DIR / "en-de.json").read_text())
+    layer, head = sidecar["training"]["recipe"]["align_head"]
+    (said,) = [m.value for m in at.markdown if "trained to align" in m.value]
+    assert said.startswith(f"Layer {layer}, head {head} was trained to align")
+    per_head = sidecar["metrics"]["alignment_error_rate"]["per_head"]
+    assert f"AER {per_head[layer - 1][head - 1]:.3f} over 500 held-out sentences" in said

@@ -17,6 +17,7 @@ from model.transformer import RunSettings
 from runtime import registry
 from runtime.atlas import built_in_corpus, run_corpus
 from runtime.attribution import METHODS, attribute
+from runtime.loaded import supervised_head
 from runtime.registry import MODELS, ModelUnavailable
 from runtime.trace import run
 from ui import scenes, state
@@ -129,7 +130,7 @@ def test_the_translators_pronoun_scene_says_what_its_best_coreference_head_does(
         assert trace.output == outputs[side]
         tokens = list(trace.source_tokens)
         weights = np.asarray(trace.attention["encoder_self"])[best["layer"] - 1, best["head"] - 1]
-        weight = weights[tokens.index("it"), tokens.index("The")]
+        weight = weights[tokens.index("it"), tokens.index("the")]  # of "the street"
         assert f"{weight:.2f} in {side}" in scene.note
 
 
@@ -155,40 +156,63 @@ def test_the_decoder_head_a_structure_scene_quotes(title, text, row, key, weight
         assert f"{weight:.2f} on '{key}'" in scene.note
 
 
-def test_the_verb_second_scene_quotes_the_flat_cross_attention(translator):
+def test_the_verb_second_scene_quotes_the_head_trained_to_align(translator):
+    """The scene opens the supervised cross-attention head (the sidecar's recipe) at the step
+    that writes the verb, and the weights its note quotes are that head's."""
     [scene] = [s for s in scenes.load_scenes() if s.title == "German verb second"]
     trace = run(translator, scene.text, RunSettings())
     assert trace.output == "Heute sieht der Hund den Mann."  # checked by hand
-    cross = np.asarray(trace.attention["cross"])
-    assert cross.shape[-1] == 8 and "1/8" in scene.note
-    assert round(float(cross.min()), 2) >= 0.11 and round(float(cross.max()), 2) <= 0.14
-    assert "between 0.11 and 0.14" in scene.note
+    layer, head = supervised_head(translator)
+    assert (scene.kind, scene.layer, scene.head) == ("cross", layer + 1, head + 1)
+    assert f"layer {layer + 1} head {head + 1}, the head trained to align" in scene.note
+    written = [step.token for step in trace.steps]
+    assert written[int(dict(scene.settings)["step"])] == "sieht"
+    cross = np.asarray(trace.attention["cross"])[layer, head]
+    source = list(trace.source_tokens)
+    for word, english in (("sieht", "sees"), ("der", "the")):
+        row = cross[written.index(word)]
+        assert source[int(row.argmax())] == english
+        assert f"writing '{word}'" in scene.note and f"{row.max():.2f} on '{english}'" in scene.note
 
 
 def test_the_attribution_scene_quotes_what_the_methods_say_about_sie(translator):
     """The figures of the "which English word made 'sie'" note, measured as the tab computes
-    them (32 integrated-gradient points, layer 1 head 1, the best-AER head from the sidecar)."""
+    them (32 integrated-gradient points, the scene's head, the best-AER head from the sidecar:
+    the one trained to align)."""
     (scene,) = [s for s in scenes.load_scenes() if s.tab == "Attention vs gradients"]
+    settings = dict(scene.settings)
+    layer, head = int(settings["attr_layer"]), int(settings["attr_head"])
+    assert (layer, head) == (4, 1) and "head 2 of the same layer" in scene.note
+    trained = supervised_head(translator)
+    assert trained == (layer, 0) and "layer 5 head 1, trained to align" in scene.note
     trace = run(translator, scene.text)
     sie = [step.token for step in trace.steps].index("sie")
     ig = row_normalised(attribute(translator, trace, "integrated_gradients", 32).scores)[sie]
     tokens = list(trace.source_tokens)
     for word in ("it", "street"):
         assert f"{ig[tokens.index(word)]:.2f} on '{word}'" in scene.note
-    attention = attention_panels(trace, 0, 0, (0, 5))
-    for _, matrix in attention[:-1]:  # the heads and their mean: about 1/13 everywhere
-        assert np.abs(row_normalised(matrix)[sie] - 0.08).max() < 0.01
-    assert "0.08 on each of the 13 tokens" in scene.note and len(tokens) == 13
+    attention = attention_panels(trace, layer, head, trained)
+    (chosen, mean, best, _) = (row_normalised(m)[sie] for _, m in attention)
+    assert f"puts {best[tokens.index('it')]:.2f} on 'it'" in scene.note
+    assert f"without a gold alignment, {chosen[tokens.index('it')]:.2f}" in scene.note
     gradients = [
         (label, attribute(translator, trace, m, 32).scores) for m, label in METHODS.items()
     ]
     table = aer_table(
         [*gradients, *attention], gold_alignment(trace, translator.reference(scene.text))
     )
-    assert table.iloc[0]["method"] == "integrated gradients"
-    assert f"AER {table.iloc[0]['AER']:.2f}" in scene.note
-    best_attention = table[~table["method"].isin(METHODS.values())]["AER"].min()
-    assert f"{best_attention:.2f} at best" in scene.note
+    aer = dict(zip(table["method"], table["AER"]))
+    names = [name for name, _ in attention]
+    assert table.iloc[0]["method"] == names[2]  # the trained head first
+    quoted = [
+        (f"the trained head AER {aer[names[2]]:.2f}"),
+        (f"the layer's mean {aer[names[1]]:.2f}"),
+        (f"head 2 {aer[names[0]]:.2f}"),
+        (f"integrated gradients {aer['integrated gradients']:.2f}"),
+    ]
+    for text in quoted:
+        assert text in scene.note, text
+    assert mean[tokens.index("it")] > 0.9
 
 
 def test_the_atlas_scene_quotes_minilms_heads_over_the_built_in_corpus(minilm):
