@@ -16,6 +16,9 @@ from streamlit.testing.v1 import AppTest
 from ui import url
 from ui.paper_tab import TAB_LABEL as PAPER_TAB
 
+# The last two tests read what the screens before them collected: with two workers (make test)
+# the whole file runs on one of them, in order (tests/conftest.py, WHOLE_FILES).
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TEXT = "the small dog sees the old man ."  # not the page's default text
 ANOTHER = "another option"  # a value other than the default, from the drawn widget's options
