@@ -42,8 +42,9 @@ def _keep_main_module():
 
 # Test files whose tests read what earlier tests of the same file collected: each runs whole, in
 # order, on one worker of `pytest -n 2` (make test); every other test is scheduled on its own.
-# (xdist's own `--dist loadgroup` groups nothing under pytest 9.2: its renamed node ids do not
-# reach the scheduler, and a fresh-clone run split test_url_roundtrip.py between the workers.)
+# (xdist 3.8's own `--dist loadgroup` groups nothing under pytest 9.2: it renames a test by
+# setting `item._nodeid`, which pytest 9 no longer reads. A fresh-clone run split
+# test_url_roundtrip.py between the workers and failed its summary tests.)
 WHOLE_FILES = {"tests/ui/test_url_roundtrip.py"}
 
 
