@@ -642,7 +642,7 @@ def train(
         fresh = {
             name: value.clone()
             for name, value in model.state_dict().items()
-            if name.startswith(recipe.reinit) and recipe.reinit
+            if name.startswith(recipe.reinit)
         }
         if recipe.reinit and not fresh:
             raise ValueError(f"reinit {recipe.reinit} names no parameter of the model")
