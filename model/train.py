@@ -692,6 +692,7 @@ def train(
     # (2026-11-28) steps 10-150 ran at 189 ms a step and the later ones at about 90, so the plan
     # made on the first alone ended training after 3.1 of its 5 minutes
     marks = (10, recipe.calibrate_steps, 3 * recipe.calibrate_steps)
+    written = recipe  # each plan scales the phases as written, not the last plan's rounding
     model.train()
     end = min(recipe.steps, stop_at or recipe.steps)
     bar = tqdm(total=end, initial=progress["step"], mininterval=10, unit="step")
@@ -749,7 +750,7 @@ def train(
                 sync()  # the first 10 steps (kernel choice, allocator) are not timed
                 if calibration_start is not None:
                     recipe = plan_budget(
-                        recipe, progress, calibration_start, loop_started, finish_by
+                        written, progress, calibration_start, loop_started, finish_by
                     )
                     end = min(recipe.steps, stop_at or recipe.steps)
                     bar.total = end
