@@ -207,6 +207,9 @@ def preload() -> None:
     runner_log.setLevel(logging.ERROR)
     try:
         name = registry.default_model_name()
+        # Loaded by name, not only through the run: a Trace can outlive its model's cache entry
+        # (get_model.clear() leaves the Trace cache), and the first page asks for both.
+        get_model(name)
         trace = get_trace(name, DEFAULT_TEXT)
         heatmap(trace, trace.kinds[0], 0, 0).to_json()
     finally:

@@ -24,3 +24,14 @@ def test_after_preload_the_opening_page_runs_nothing(monkeypatch, _unfreeze):
     trace = state.get_trace(registry.default_model_name(), state.DEFAULT_TEXT)
     assert trace.model == registry.default_model_name()
     assert state.get_model(registry.default_model_name()).name == trace.model
+
+
+def test_preload_loads_the_model_even_when_its_opening_trace_is_cached(monkeypatch, _unfreeze):
+    # A Trace outlives its model's cache entry (a test or an admin clears get_model alone);
+    # the first page still asks for the model by name, and must not wait for it.
+    name = registry.default_model_name()
+    state.get_trace(name, state.DEFAULT_TEXT)
+    state.get_model.clear()
+    state.preload()
+    monkeypatch.setattr(registry, "load", lambda *args: pytest.fail("a model was loaded"))
+    assert state.get_model(name).name == name
