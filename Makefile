@@ -4,9 +4,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-APP_STAMP := $(VENV)/.app-$(shell cat requirements.txt pyproject.toml | sha1sum | cut -c1-12)
-TEST_STAMP := $(VENV)/.test-$(shell cat requirements.txt requirements-dev.txt pyproject.toml | sha1sum | cut -c1-12)
-BENCH_STAMP := $(VENV)/.bench-$(shell cat requirements.txt requirements-dev.txt requirements-bench.txt pyproject.toml | sha1sum | cut -c1-12)
+APP_STAMP := $(VENV)/.app-$(shell cat requirements.txt requirements-nodeps.txt pyproject.toml | sha1sum | cut -c1-12)
+TEST_STAMP := $(VENV)/.test-$(shell cat requirements.txt requirements-nodeps.txt requirements-dev.txt pyproject.toml | sha1sum | cut -c1-12)
+BENCH_STAMP := $(VENV)/.bench-$(shell cat requirements.txt requirements-nodeps.txt requirements-dev.txt requirements-bench.txt pyproject.toml | sha1sum | cut -c1-12)
 PORT ?= 8501
 # `make bench BENCH_ARGS=--quick` for a short run; the default also refreshes README's table.
 BENCH_ARGS ?= --readme
@@ -26,16 +26,18 @@ $(BIN)/python:
 
 # The project itself is installed in editable mode, so bench/, scripts and the command line
 # import its packages from anywhere without path tricks.
-$(APP_STAMP): requirements.txt pyproject.toml | $(BIN)/python
+$(APP_STAMP): requirements.txt requirements-nodeps.txt pyproject.toml | $(BIN)/python
 	@echo "Installing the app's packages (requirements.txt: torch, streamlit, plotly, ...) ..."
 	@$(PIP) -r requirements.txt $(LOGGED)
+	@$(PIP) --no-deps --require-hashes -r requirements-nodeps.txt $(LOGGED)
 	@echo "Installing Attention Atlas itself (editable) ..."
 	@$(PIP) --no-deps -e . $(LOGGED)
 	@touch $@
 
-$(TEST_STAMP): requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
+$(TEST_STAMP): requirements.txt requirements-nodeps.txt requirements-dev.txt pyproject.toml | $(BIN)/python
 	@echo "Installing the app's and the checks' packages (requirements-dev.txt) ..."
 	@$(PIP) -r requirements-dev.txt $(LOGGED)
+	@$(PIP) --no-deps --require-hashes -r requirements-nodeps.txt $(LOGGED)
 	@echo "Installing Attention Atlas itself (editable) ..."
 	@$(PIP) --no-deps -e . $(LOGGED)
 	@touch $@ $(APP_STAMP)
@@ -77,9 +79,10 @@ ship-now: $(TEST_STAMP)
 screenshots: $(TEST_STAMP)
 	bash scripts/screenshots.sh
 
-$(BENCH_STAMP): requirements.txt requirements-dev.txt requirements-bench.txt pyproject.toml | $(BIN)/python
+$(BENCH_STAMP): requirements.txt requirements-nodeps.txt requirements-dev.txt requirements-bench.txt pyproject.toml | $(BIN)/python
 	@echo "Installing the benchmarks' packages (requirements-bench.txt) ..."
 	@$(PIP) -r requirements-bench.txt $(LOGGED)
+	@$(PIP) --no-deps --require-hashes -r requirements-nodeps.txt $(LOGGED)
 	@$(PIP) --no-deps -e . $(LOGGED)
 	@touch $@ $(TEST_STAMP) $(APP_STAMP)
 

