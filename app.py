@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from model.weights import WeightsError
+from runtime.loaded import is_language_model
 from runtime.registry import MODELS, ModelUnavailable, default_device, default_model_name
 from runtime.trace import InputError
 from ui import (
@@ -86,18 +87,25 @@ except InputError as err:
 output.render(loaded, trace, text, presentation)
 
 # Each tab's render(ctx) draws it; the keys it seeds are mirrored in the URL. Only the open tab
-# runs (lazy tabs), so a change in one view does not redraw the others.
+# runs (lazy tabs), so a change in one view does not redraw the others. A language model
+# (decoder only) has no encoder to differentiate through, no added positional encoding and no
+# Figure 1 of its own: those three tabs are the paper's models' alone.
+PAPER_ONLY = {attribution_tab.TAB_LABEL, "Positional encoding", paper_tab.TAB_LABEL}
 TABS = [
-    ("Attention", attention_tab.render),
-    ("Heads & rollout", heads_tab.render),
-    (atlas_tab.TAB_LABEL, atlas_tab.render),
-    ("Ablation", ablation_tab.render),
-    ("Compare", compare_tab.render),
-    (attribution_tab.TAB_LABEL, attribution_tab.render),
-    ("Positional encoding", positional_tab.render),
-    ("Scaling 1/√d_k", scaling_tab.render),
-    ("Model", model_tab.render),
-    (paper_tab.TAB_LABEL, paper_tab.render),
+    (title, render)
+    for title, render in [
+        ("Attention", attention_tab.render),
+        ("Heads & rollout", heads_tab.render),
+        (atlas_tab.TAB_LABEL, atlas_tab.render),
+        ("Ablation", ablation_tab.render),
+        ("Compare", compare_tab.render),
+        (attribution_tab.TAB_LABEL, attribution_tab.render),
+        ("Positional encoding", positional_tab.render),
+        ("Scaling 1/√d_k", scaling_tab.render),
+        ("Model", model_tab.render),
+        (paper_tab.TAB_LABEL, paper_tab.render),
+    ]
+    if not (is_language_model(loaded) and title in PAPER_ONLY)
 ]
 ctx = state.ViewContext(name, loaded, trace, text, decoding, presentation)
 tabs = st.tabs([title for title, _ in TABS], key="tab", on_change="rerun", bind="query-params")

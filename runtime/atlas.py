@@ -30,10 +30,11 @@ from types import MappingProxyType
 import numpy as np
 import torch
 
+from model.decoder_only import KIND, CausalLM
 from model.tokenization import BOS_ID, PAD_ID
 from model.transformer import DEFAULT_SETTINGS, AttentionRecord, subsequent_mask
 
-from .loaded import LoadedModel, read_as
+from .loaded import LoadedModel, paper_model, read_as
 from .reference import Reference
 from .trace import InputError, Trace, run, tokenizable
 
@@ -171,9 +172,18 @@ def run_corpus(
             f"The corpus has {total:,} tokens; the atlas reads at most {MAX_TOKENS:,}: "
             "paste fewer or shorter lines."
         )
-    decoder = loaded.model.config.is_encoder_decoder
-    encoder_only = decoder and loaded.reference is None
     runs: list[SentenceRun | None] = [None] * len(lines)
+    if isinstance(loaded.model, CausalLM):  # a language model reads each line, writing nothing
+        for index, (line, ids) in enumerate(zip(lines, source_ids)):
+            if not ids:
+                raise InputError(f"Line {index + 1} has no token the model reads.")
+            runs[index] = _causal_run(loaded, line, ids)
+            if progress is not None:
+                progress(index + 1, len(lines))
+        return _corpus(loaded, [sentence for sentence in runs if sentence is not None])
+    model = paper_model(loaded)
+    decoder = model.config.is_encoder_decoder
+    encoder_only = decoder and loaded.reference is None
     # sentences the model reads in one pass (no decoding) go through it in batches of one
     # source length, so no padding mask is needed; a decoder's own translation is one Trace each
     batches: dict[int, list[tuple[int, Sequence[int], Reference | None]]] = {}
@@ -197,7 +207,10 @@ def run_corpus(
             done += len(chunk)
             if progress is not None:
                 progress(done, len(lines))
-    sentences = [sentence for sentence in runs if sentence is not None]
+    return _corpus(loaded, [sentence for sentence in runs if sentence is not None])
+
+
+def _corpus(loaded: LoadedModel, sentences: list[SentenceRun]) -> CorpusRun:
     first = sentences[0]
     first_kind = next(iter(first.attention))
     return CorpusRun(
@@ -207,6 +220,27 @@ def run_corpus(
         n_layers=first.attention[first_kind].shape[0],
         n_heads=first.attention[first_kind].shape[1],
         scale=DEFAULT_SETTINGS.scale or 1 / math.sqrt(loaded.model.config.d_k),
+    )
+
+
+def _causal_run(loaded: LoadedModel, line: str, ids: Sequence[int]) -> SentenceRun:
+    """One line through a language model with the default settings: its masked self-attention
+    over the line's own tokens (what `run` shows of the prompt, without what it would write)."""
+    model = loaded.model
+    with torch.inference_mode():
+        out = model(torch.tensor([list(ids)], device=loaded.device), DEFAULT_SETTINGS)
+    tokens = tuple(loaded.tokenizer.tokens(ids))
+    return SentenceRun(
+        text=line,
+        tokens=MappingProxyType({KIND: (tokens, tokens)}),
+        attention=MappingProxyType({KIND: _frozen(out.weights[:, 0].float().cpu().numpy())}),
+        queries=MappingProxyType(
+            {KIND: _frozen(torch.stack([r.queries[0] for r in out.attention]).float().numpy())}
+        ),
+        keys=MappingProxyType(
+            {KIND: _frozen(torch.stack([r.keys[0] for r in out.attention]).float().numpy())}
+        ),
+        reference=None,
     )
 
 
@@ -234,7 +268,7 @@ def _forced_batch(
     real row: nothing needs a padding mask. Sentence by sentence, the translator's 200 built-in
     sentences took 5.2 s, nearly all of it small matrix products (one thread, AVX2); batched
     2.1 s (tests/runtime/test_atlas.py checks each sentence against its own Trace)."""
-    model, device = loaded.model, loaded.device
+    model, device = paper_model(loaded), loaded.device
     config = model.config
     src = torch.tensor([ids for _, ids, _ in chunk], device=device)
     targets = [

@@ -34,7 +34,7 @@ from torch import Tensor
 from model.tokenization import BOS_ID, PAD_ID
 from model.transformer import DEFAULT_SETTINGS, EncoderDecoder, RunSettings, subsequent_mask
 
-from .loaded import LoadedModel
+from .loaded import LoadedModel, paper_model
 from .trace import Trace
 
 METHODS = {
@@ -65,9 +65,10 @@ def attribute(
     settings: RunSettings = DEFAULT_SETTINGS,
 ) -> Attributions:
     """`method`'s attributions of each of the Trace's output tokens to its source tokens."""
-    if not loaded.model.config.is_encoder_decoder or not trace.output_ids:
+    model = paper_model(loaded)
+    if not model.config.is_encoder_decoder or not trace.output_ids:
         raise ValueError("attributions explain a translation: this model wrote no output")
-    return attribute_ids(loaded.model, trace.source_ids, trace.output_ids, method, steps, settings)
+    return attribute_ids(model, trace.source_ids, trace.output_ids, method, steps, settings)
 
 
 def attribute_ids(
@@ -253,7 +254,7 @@ def similarity_attributions(
 
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    model, device = loaded.model, loaded.device
+    model, device = paper_model(loaded), loaded.device
     encoded = [loaded.tokenizer.encode(t, loaded.max_source_tokens) for t in (text_a, text_b)]
     if not all(e.ids for e in encoded):
         raise ValueError("both texts need a token the model reads")

@@ -37,9 +37,12 @@ class Confidence:
 
 
 def confidence(trace: Trace) -> Confidence | None:
-    """The model's confidence in its output; None for a model that wrote nothing (an encoder)
-    or for a run teacher-forced on a reference (those probabilities are of another text)."""
-    if not trace.steps or trace.decoding not in ("greedy", "beam"):
+    """The model's confidence in its output; None for a model that wrote nothing (an encoder),
+    for a run teacher-forced on a reference (those probabilities are of another text) and for a
+    language model's continuation."""
+    if not trace.steps or trace.decoding not in ("greedy", "beam") or trace.prompt_length:
+        # a language model's probabilities say how usual a continuation is, not whether it is
+        # right: the threshold below was set on the translator and would misread them
         return None
     probabilities = tuple(step.probability for step in trace.steps)
     log_mean = sum(math.log(max(p, 1e-12)) for p in probabilities) / len(probabilities)

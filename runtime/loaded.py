@@ -9,14 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import torch
 
+from model.decoder_only import CausalLM
 from model.tokenization import Tokenized
-from model.transformer import EncoderDecoder
+from model.transformer import EncoderDecoder, RunSettings
 
 from .reference import Reference
+
+M = TypeVar("M", EncoderDecoder, CausalLM)
 
 
 class ModelUnavailable(RuntimeError):
@@ -39,7 +42,7 @@ class LoadedModel:
 
     name: str
     label: str
-    model: EncoderDecoder
+    model: EncoderDecoder | CausalLM
     tokenizer: ModelTokenizer
     device: torch.device
     max_source_tokens: int
@@ -57,6 +60,11 @@ class LoadedModel:
     capitalised: bool = False
     # the typed words the model's corpus never writes (words it never saw in training)
     unseen_words: Callable[[str], tuple[str, ...]] | None = None
+    # a language model's tokens that end what it writes (end of turn, end of text)
+    stop_ids: frozenset[int] = frozenset()
+    # how a model that is not the paper's runs on a text (runtime/causal.py for a language
+    # model), called by trace.run once the text is checked; None: the paper's encode/decode
+    runner: Callable[[LoadedModel, str, RunSettings], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -141,7 +149,20 @@ def read_as(loaded: LoadedModel, text: str) -> str:
     return text[:start] + text[start : start + 1].upper() + text[start + 1 :]
 
 
-def prepare(model: EncoderDecoder, device: torch.device) -> EncoderDecoder:
+def is_language_model(loaded: LoadedModel) -> bool:
+    """A decoder-only model that writes on from a text (SmolLM2), not one of the paper's."""
+    return isinstance(loaded.model, CausalLM)
+
+
+def paper_model(loaded: LoadedModel) -> EncoderDecoder:
+    """The loaded model as the paper's encoder(-decoder), for what only that network has (its
+    input embedding, an encoder to differentiate through); a language model is refused."""
+    if not isinstance(loaded.model, EncoderDecoder):
+        raise ValueError(f"{loaded.label} is a decoder-only model: this view needs an encoder")
+    return loaded.model
+
+
+def prepare(model: M, device: torch.device) -> M:
     """The model on `device`, in eval mode, its parameters frozen: ready to be shared."""
     model = model.to(device).eval()
     for p in model.parameters():

@@ -14,7 +14,7 @@ import torch
 
 from model.transformer import sinusoidal_table
 
-from .loaded import LoadedModel, read_as
+from .loaded import LoadedModel, paper_model, read_as
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,8 @@ def input_parts(loaded: LoadedModel, text: str) -> InputParts:
 
     The same sums as `InputEmbedding.forward` with positions on; dropout is inactive (eval mode).
     """
-    embed = loaded.model.src_embed
-    config = loaded.model.config
+    model = paper_model(loaded)
+    embed, config = model.src_embed, model.config
     tokenized = loaded.tokenizer.encode(read_as(loaded, text), loaded.max_source_tokens)
     ids = torch.tensor([tokenized.ids], device=loaded.device)
     with torch.inference_mode():
@@ -70,12 +70,13 @@ def input_parts(loaded: LoadedModel, text: str) -> InputParts:
 
 def position_table(loaded: LoadedModel, n_positions: int) -> np.ndarray:
     """[position, d_model]: the vectors the model adds for positions 0..n-1 (learned or sinusoidal)."""
-    config = loaded.model.config
+    model = paper_model(loaded)
+    config = model.config
     n_positions = min(n_positions, config.max_len)
     if config.positions == "sinusoidal":
         return sinusoidal_table(n_positions, config.d_model).numpy()
     with torch.inference_mode():
-        positions: torch.Tensor = loaded.model.src_embed.positions(n_positions)
+        positions: torch.Tensor = model.src_embed.positions(n_positions)
         return positions.float().cpu().numpy()
 
 

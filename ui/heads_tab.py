@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from runtime import lm_heads
 from viz.attention import heatmap
+from viz.metrics import head_grid
 from viz.rollout import rollout_figure
 from viz.stats import STATISTIC_BY_COLUMN, STATISTICS, head_statistics, statistic_grid
 
@@ -111,16 +113,75 @@ def _rollout_section(ctx: state.ViewContext) -> None:
         [
             (rollout_figure(trace, layer, ctx.presentation), "rollout_heatmap"),
             (
-                heatmap(trace, "encoder_self", layer, None, presentation=ctx.presentation),
+                heatmap(trace, trace.kinds[0], layer, None, presentation=ctx.presentation),
                 "rollout_raw_heatmap",
             ),
         ]
     )
 
 
+LANGUAGE_MODEL_HELP = (
+    "Three kinds of head that language models are known for, measured here. An **attention "
+    "sink** puts its weight on the first token whatever it is, a place to park attention when "
+    "there is nothing to read (Xiao et al., 2023): score = mean weight on token 1. A "
+    "**previous-token head** reads the token just before: score = mean weight on it. An "
+    "**induction head** finds the earlier occurrence of the current token and reads the token "
+    "that *followed* it, so the model can copy what came next (Olsson et al., 2022): the standard "
+    "test repeats a sequence of random tokens, and the score is the mean weight from each token "
+    "of the second copy to the token after its first occurrence. The first two are measured on "
+    "this text, the third on the test's random tokens; every scale runs from 0 to 1."
+)
+
+
+def _language_model_section(ctx: state.ViewContext) -> None:
+    trace = ctx.trace
+    weights = trace.attention[trace.kinds[0]]
+    study = state.get_induction_ablation(ctx.name)
+    grids = [
+        (lm_heads.sink_scores(weights), "attention sink", "weight on token 1", "lm_sinks"),
+        (
+            lm_heads.previous_token_scores(weights),
+            "previous-token heads",
+            "weight on the token before",
+            "lm_previous",
+        ),
+        (
+            study.intact.scores,
+            "induction heads (repeated random tokens)",
+            "induction score",
+            "lm_induction",
+        ),
+    ]
+    state.plot_row(
+        [
+            (head_grid(scores.tolist(), title, bar, ctx.presentation), key)
+            for scores, title, bar, key in grids
+        ]
+    )
+    for scores, title, _, _ in grids:
+        st.markdown(f"**Strongest {title}:** " + lm_heads.named(lm_heads.strongest(scores, 3)))
+    test, k = study.intact, len(study.strongest)
+    st.markdown(
+        f"**The induction test, ablated.** Over {test.sequences} sequences of {test.period} "
+        f"random tokens shown twice, the model's loss is {test.loss_first:.2f} nats a token on "
+        f"the first copy (it cannot guess random tokens) and {test.loss_second:.2f} on the "
+        f"second (it copies). With the {k} strongest induction heads ablated (set to zero "
+        f"before W^O) the second copy's loss rises to **{study.ablated.loss_second:.2f}**; "
+        f"ablating {k} heads that score under 0.1 instead ("
+        + ", ".join(f"L{a + 1} H{b + 1}" for a, b in study.control_heads)
+        + f") gives {study.control.loss_second:.2f}. Ablate any head yourself in the "
+        "Ablation tab."
+    )
+
+
 def render(ctx: state.ViewContext) -> None:
+    if ctx.trace.prompt_length:
+        st.subheader("Sinks, previous-token heads and induction heads")
+        st.markdown(LANGUAGE_MODEL_HELP)
+        _language_model_section(ctx)
     st.subheader("What each head does")
     st.markdown(STATISTICS_HELP)
     _statistics_section(ctx)
-    st.subheader("Attention rollout through the encoder")
+    stack = "encoder" if ctx.trace.kinds[0] == "encoder_self" else "decoder"
+    st.subheader(f"Attention rollout through the {stack}")
     _rollout_section(ctx)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from model.decoder_only import DecoderOnlyConfig
 from model.label_smoothing import smoothed_loss_floor
 from runtime.loaded import supervised_head_note
 from runtime.registry import LoadedModel
@@ -26,6 +27,22 @@ VOCAB_SEARCH = UrlKey("vocab_search")  # a shared link reopens the same search
 
 def architecture_table(loaded: LoadedModel) -> pd.DataFrame:
     c = loaded.model.config
+    parameters = f"{sum(p.numel() for p in loaded.model.parameters()):,}"
+    if isinstance(c, DecoderOnlyConfig):  # a language model of today: what changed since 2017
+        rows = [
+            ("layers N (decoder only)", c.N),
+            ("query heads h", c.h),
+            ("key/value heads (grouped-query attention)", f"{c.h_kv} (each read by {c.group})"),
+            ("d_model", c.d_model),
+            ("d_k = d_v = d_model / h", c.d_k),
+            ("d_ff (SwiGLU)", c.d_ff),
+            ("vocabulary (byte-level BPE)", f"{c.vocab:,}"),
+            ("positions", f"rotary (RoPE), base {c.rope_base:,.0f}, in every layer"),
+            ("normalisation", f"RMSNorm before each sub-layer (ε {c.norm_eps:g})"),
+            ("context the model was trained for", f"{c.max_len:,} tokens"),
+            ("parameters (output tied to the embedding)", parameters),
+        ]
+        return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
     rows = [
         ("layers N (encoder" + (" and decoder)" if c.is_encoder_decoder else ")"), c.N),
         ("heads h", c.h),
@@ -35,7 +52,7 @@ def architecture_table(loaded: LoadedModel) -> pd.DataFrame:
         ("vocabulary", c.src_vocab),
         ("positions", c.positions),
         ("activation", c.activation),
-        ("parameters", f"{sum(p.numel() for p in loaded.model.parameters()):,}"),
+        ("parameters", parameters),
     ]
     return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
 
@@ -191,6 +208,13 @@ def render(ctx: state.ViewContext) -> None:
             "This model reads WordPiece sub-words, so any English text has tokens; "
             "words it does not know are split into pieces such as 'un', '##believ', '##able'."
         )
+    elif isinstance(loaded.model.config, DecoderOnlyConfig):
+        st.caption(
+            f"{len(words):,} of {len(loaded.tokenizer.itos):,} tokens match. It reads bytes: any "
+            "text in any script has tokens, and a character it rarely saw is several (a "
+            "leading space is part of a word's token; ↵ is a new line)."
+        )
+        st.dataframe(words, hide_index=True, height=260)
     else:
         st.caption(f"{len(words)} of {len(loaded.tokenizer.itos)} vocabulary entries match.")
         st.dataframe(words, hide_index=True, height=260)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from runtime.confidence import LOW_CONFIDENCE, confidence, output_warning
@@ -9,7 +10,7 @@ from runtime.registry import LoadedModel
 from runtime.trace import Trace
 from viz import decoding, export
 
-from . import scenes, state
+from . import scenes, state, tables
 from .text import escape_markdown, unknown_words_markdown
 
 
@@ -27,6 +28,8 @@ def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = Fa
         _confidence(loaded, trace, text, presentation, line)
         if loaded.output_note:
             st.info(loaded.output_note)
+        if trace.prompt_length:
+            _next_tokens(trace, presentation)
     if loaded.reference is not None:
         reference = state.get_reference(loaded.name, text)
         if reference is None:
@@ -70,6 +73,34 @@ def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool
         st.warning(escape_markdown(warning))  # it quotes typed words
     if bars:
         state.plot(decoding.confidence_figure(sure, presentation), key="output_confidence")
+
+
+def next_token_table(trace: Trace) -> pd.DataFrame:
+    """A language model's choice at each token it wrote: the token, the probability it gave it
+    and the five most probable tokens there (greedy decoding writes the first of them)."""
+    start = trace.prompt_length - 1
+    rows = []
+    for t, step in enumerate(trace.steps[start : start + len(trace.output_ids)], start=1):
+        rows.append(
+            {
+                "#": t,
+                "after": step.query_token,
+                "wrote": step.token,
+                "probability": round(step.probability, 3),
+                "top 5 next tokens": "   ".join(f"{tok} {p:.0%}" for tok, p in step.alternatives),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _next_tokens(trace: Trace, presentation: bool) -> None:
+    with st.expander(f"Token by token: the {len(trace.output_ids)} tokens it wrote, top 5 each"):
+        st.caption(
+            "At each step the model scores every one of its tokens; greedy decoding writes the "
+            "most probable and reads it back in. The Attention tab's rows from the prompt's "
+            "last token on are these steps."
+        )
+        tables.table(next_token_table(trace), presentation, height=320)
 
 
 def _downloads(where, trace: Trace) -> None:

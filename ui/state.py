@@ -17,7 +17,7 @@ import streamlit as st
 import torch
 
 from model.transformer import RunSettings
-from runtime import atlas, attribution, registry
+from runtime import atlas, attribution, lm_heads, registry
 from runtime.loaded import read_as
 from runtime.reference import Reference
 from runtime.trace import Trace, run
@@ -191,6 +191,14 @@ def get_reference(name: str, text: str) -> Reference | None:
     """What the model's corpus knows about `text` (None: nothing, or the model has no corpus)."""
     loaded = get_model(name)
     return loaded.reference(read_as(loaded, text)) if loaded.reference is not None else None
+
+
+@st.cache_resource(
+    show_spinner="Running the induction test (random tokens, repeated; once per server)…"
+)
+def get_induction_ablation(name: str) -> lm_heads.InductionAblation:
+    """The induction test and its ablations for a language model, once per server (~10 s)."""
+    return lm_heads.induction_ablation(get_model(name))
 
 
 def preload() -> None:

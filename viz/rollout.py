@@ -41,15 +41,18 @@ def rollout(attention: np.ndarray) -> np.ndarray:
 
 
 def rollout_figure(trace: Trace, layer: int, presentation: bool = False) -> go.Figure:
-    """The encoder's rollout through layers 1..layer+1 (layer is 0-based)."""
-    tokens = trace.source_tokens
-    matrix = rollout(trace.attention["encoder_self"][: layer + 1])[layer]
+    """The rollout through layers 1..layer+1 (layer is 0-based) of the self-attention that reads
+    the input: the encoder's, or a decoder-only model's masked one."""
+    kind = trace.kinds[0]
+    tokens = trace.axis_tokens(kind)[0]
+    matrix = rollout(trace.attention[kind][: layer + 1])[layer]
     through = "layer 1" if layer == 0 else f"layers 1–{layer + 1}"
+    stack = "encoder" if kind == "encoder_self" else "decoder"
     return token_heatmap(
         matrix,
         tokens,
         tokens,
-        f"encoder attention rollout through {through} (mean over heads, residual added)",
+        f"{stack} attention rollout through {through} (mean over heads, residual added)",
         "rollout share",
         row_axis=f"output position after layer {layer + 1}",
         column_axis="input token",

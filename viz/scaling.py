@@ -281,12 +281,15 @@ def output_change(traces: dict[str, Trace], reference: str) -> pd.DataFrame:
     """How each run's output differs from the `reference` run's.
 
     The encoder's final hidden states are compared token by token: cosine similarity and the
-    relative change of the norm. An encoder-decoder run also shows its translation.
+    relative change of the norm. An encoder-decoder run also shows its translation. A language
+    model's runs are compared over the prompt, the tokens every run read (what each wrote after
+    it may differ).
     """
-    base = traces[reference].encoder_hidden_states[-1].astype(np.float64)
+    shared = traces[reference].prompt_length or None
+    base = traces[reference].encoder_hidden_states[-1, :shared].astype(np.float64)
     rows = []
     for label, trace in traces.items():
-        final = trace.encoder_hidden_states[-1].astype(np.float64)
+        final = trace.encoder_hidden_states[-1, :shared].astype(np.float64)
         cosine = (final * base).sum(-1) / (
             np.linalg.norm(final, axis=-1) * np.linalg.norm(base, axis=-1)
         )
@@ -299,7 +302,7 @@ def output_change(traces: dict[str, Trace], reference: str) -> pd.DataFrame:
             "mean relative norm change": norm_change.mean(),
         }
         if trace.target_tokens:
-            row["translation"] = trace.output
+            row["output" if trace.prompt_length else "translation"] = trace.output
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -13,7 +13,7 @@ def test_the_pretrained_encoder_is_the_model_that_learned_its_positions_and_from
 
 
 def test_a_model_no_entry_offers_is_not_found():
-    assert registry.find_model(lambda entry: entry.positions == "rotary") is None
+    assert registry.find_model(lambda entry: entry.positions == "alibi") is None
 
 
 def test_find_model_takes_the_first_entry_that_offers_it(monkeypatch):

@@ -1,0 +1,114 @@
+"""A decoder-only language model's run: the text continued (or, as a question, answered through
+the model's chat template) token by token, then one captured forward over everything it read and
+wrote, as a `Trace` whose one attention kind is the decoder's masked self-attention.
+
+Row t of that attention reads token t and scores the token after it (`steps[t]`): for the
+prompt's rows the token that came next in the text, for the rest the token the model wrote.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+import torch
+
+from model.decoder_only import KIND, CausalLM
+from model.transformer import DEFAULT_SETTINGS, RunSettings
+
+from .trace import TOP_ALTERNATIVES, DecodingStep, InputError, Trace, _frozen, _stack, _weights
+
+if TYPE_CHECKING:
+    from .loaded import LoadedModel
+
+MAX_NEW_TOKENS = 32  # bounds one request's work on a shared server (about 2 s on 2 cores)
+
+
+def is_question(text: str) -> bool:
+    """A text that ends with a question mark is asked, not continued."""
+    return text.rstrip().endswith("?")
+
+
+def run_causal(loaded: LoadedModel, text: str, settings: RunSettings = DEFAULT_SETTINGS) -> Trace:
+    model = loaded.model
+    if not isinstance(model, CausalLM):
+        raise TypeError(f"{loaded.name} is not a decoder-only model")
+    tokenizer = loaded.tokenizer
+    notices = []
+    question = is_question(text)
+    prompt_text = tokenizer.chat(text) if question else text  # type: ignore[attr-defined]
+    if question:
+        notices.append(
+            "Asked as a question (the text ends with “?”): the model reads it inside its chat "
+            "template, a system line, your question, then the start of its own turn. Without "
+            "“?” it continues the text."
+        )
+    room = loaded.max_source_tokens - MAX_NEW_TOKENS
+    tokenized = tokenizer.encode(prompt_text, room)
+    if not tokenized.ids:
+        raise InputError("Nothing in this text is a token the model reads: type some words.")
+    if tokenized.truncated_from is not None:
+        notices.append(
+            f"The prompt has {tokenized.truncated_from} tokens; this page runs at most {room} "
+            f"(and writes up to {MAX_NEW_TOKENS} more), so only the first {room} are read."
+        )
+    prompt = list(tokenized.ids)
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    generated = model.generate(prompt, MAX_NEW_TOKENS, loaded.stop_ids, settings)
+    timings["generate"] = (time.perf_counter() - started) * 1e3
+    if len(generated) == MAX_NEW_TOKENS and generated[-1] not in loaded.stop_ids:
+        notices.append(
+            f"The model wrote {MAX_NEW_TOKENS} tokens, this page's limit, and would go on: the "
+            "output stops there."
+        )
+    sequence = prompt + generated
+    started = time.perf_counter()
+    with torch.inference_mode():
+        out = model(torch.tensor([sequence], device=loaded.device), settings)
+        log_probs = out.logits[0].float().log_softmax(-1).cpu()
+    timings["forward"] = (time.perf_counter() - started) * 1e3
+    tokens = tuple(tokenizer.tokens(sequence))
+    steps = []
+    for t in range(len(sequence)):
+        following = sequence[t + 1] if t + 1 < len(sequence) else int(log_probs[t].argmax())
+        probs = log_probs[t].exp()
+        top = probs.topk(TOP_ALTERNATIVES)
+        steps.append(
+            DecodingStep(
+                tokens[t],
+                tokenizer.tokens([following])[0],
+                float(probs[following]),
+                tuple(
+                    (tokenizer.tokens([i])[0], p)
+                    for p, i in zip(top.values.tolist(), top.indices.tolist())
+                ),
+            )
+        )
+    hidden = _frozen(torch.stack([h[0] for h in out.hidden_states]).float().cpu().numpy())
+    timings["total"] = sum(timings.values())
+    config = model.config
+    return Trace(
+        model=loaded.name,
+        device=str(loaded.device),
+        settings=settings,
+        scale=settings.scale if settings.scale is not None else 1 / math.sqrt(config.d_k),
+        d_k=config.d_k,
+        source_tokens=tokens,
+        target_tokens=tokens,
+        output=tokenizer.decode(generated),
+        attention=MappingProxyType({KIND: _weights(out.weights)}),
+        queries=MappingProxyType({KIND: _stack(out.attention, "queries")}),
+        keys=MappingProxyType({KIND: _stack(out.attention, "keys")}),
+        encoder_hidden_states=hidden,
+        steps=tuple(steps),
+        decoding="greedy",
+        notices=tuple(notices),
+        timings_ms=MappingProxyType(timings),
+        values=MappingProxyType({KIND: _stack(out.attention, "values")}),
+        source_ids=tuple(prompt),
+        output_ids=tuple(generated),
+        prompt_length=len(prompt),
+    )

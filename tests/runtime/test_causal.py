@@ -1,0 +1,64 @@
+"""A language model's run (runtime/causal.py) on SmolLM2: what the Trace holds against the
+model's own forward, the question/continuation switch, the limit, and settings per call."""
+
+import numpy as np
+import pytest
+import torch
+
+from model.transformer import RunSettings
+from runtime.causal import MAX_NEW_TOKENS, is_question
+from runtime.registry import MODELS
+from runtime.trace import run
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return MODELS["smollm2-135m"].load(torch.device("cpu"))
+
+
+def test_a_question_is_answered_through_the_chat_template(loaded):
+    trace = run(loaded, "What is the capital of France?")
+    assert trace.output == "The capital of France is Paris."
+    assert trace.kinds == ("decoder_self",)
+    tokens = trace.target_tokens
+    assert tokens[0] == "<|im_start|>" and tokens[-1] == "<|im_end|>"
+    assert tokens[trace.prompt_length - 1] == "↵"  # the assistant's turn begins on a new line
+    assert "".join(tokens[trace.prompt_length :]) == "The capital of France is Paris.<|im_end|>"
+    assert any("question" in notice for notice in trace.notices)
+
+
+def test_the_trace_is_the_models_forward_over_what_it_read_and_wrote(loaded):
+    trace = run(loaded, "The cat sat on the mat. The cat sat on the")
+    assert trace.prompt_length == 12 and trace.steps[11].token == " mat"
+    ids = torch.tensor([list(trace.source_ids) + list(trace.output_ids)])
+    with torch.inference_mode():
+        out = loaded.model(ids)
+    n = ids.size(1)
+    assert trace.attention["decoder_self"].shape == (30, 9, n, n)
+    np.testing.assert_allclose(
+        trace.attention["decoder_self"], out.weights[:, 0].numpy(), atol=1e-6
+    )
+    probs = out.logits[0].softmax(-1)
+    for t in (0, 5, trace.prompt_length - 1, n - 2):  # row t scores the token after it
+        step = trace.steps[t]
+        assert step.probability == pytest.approx(float(probs[t, ids[0, t + 1]]), abs=1e-5)
+        assert [a for a, _ in step.alternatives][0] == loaded.tokenizer.tokens(
+            [int(probs[t].argmax())]
+        )[0]
+    assert len(trace.steps) == n and len(trace.output_ids) == MAX_NEW_TOKENS
+    assert any("limit" in notice for notice in trace.notices)
+    assert trace.encoder_hidden_states.shape == (31, n, 576)
+
+
+def test_ablating_heads_is_an_argument_of_the_call_not_state_on_the_model(loaded):
+    text = "What is the capital of France?"
+    ablate = frozenset(("decoder_self", layer, head) for layer in range(2) for head in range(9))
+    ablated = run(loaded, text, RunSettings(ablate=ablate))
+    assert ablated.output != "The capital of France is Paris."
+    assert run(loaded, text).output == "The capital of France is Paris."
+
+
+def test_only_a_text_that_ends_with_a_question_mark_is_asked():
+    assert is_question("Why is the sky blue?  ")
+    assert not is_question("Why is the sky blue")
+    assert not is_question("Is it? Yes.")

@@ -1,0 +1,71 @@
+"""SmolLM2 in the real page script: every tab it offers renders, the paper-only tabs are left
+out, its answer and its next-token choices stand above the tabs, and the Heads tab measures its
+sinks, previous-token and induction heads."""
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import attribution_tab, paper_tab
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
+QUESTION = "What is the capital of France?"
+TABS = [
+    "Attention",
+    "Heads & rollout",
+    "Head atlas",
+    "Ablation",
+    "Compare",
+    "Scaling 1/√d_k",
+    "Model",
+]
+
+
+def _app(tab: str, text: str = QUESTION) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.query_params.update(model="smollm2-135m", text=text, tab=tab)
+    return at.run()
+
+
+@pytest.mark.parametrize("tab", TABS)
+def test_every_tab_it_offers_renders(tab):
+    at = _app(tab)
+    assert not at.exception, at.exception
+    assert not at.error
+    labels = [t.label for t in at.tabs]
+    assert labels[: len(TABS)] == TABS
+    for paper_only in ("Positional encoding", attribution_tab.TAB_LABEL, paper_tab.TAB_LABEL):
+        assert paper_only not in labels
+
+
+def test_the_answer_and_its_next_token_choices_stand_above_the_tabs():
+    at = _app("Model")
+    assert any("Output: The capital of France is Paris" in m.value for m in at.markdown)
+    [choices] = [e for e in at.expander if "tokens it wrote" in e.label]
+    table = choices.dataframe[0].value
+    assert list(table["wrote"]) == [
+        "The",
+        " capital",
+        " of",
+        " France",
+        " is",
+        " Paris",
+        ".",
+        "<|im_end|>",
+    ]
+    assert list(table["after"])[:2] == ["↵", "The"]  # each row read the token before
+    assert all(0 < p <= 1 for p in table["probability"])
+    assert table["top 5 next tokens"].iloc[5].startswith(" Paris")
+
+
+def test_the_heads_tab_measures_sinks_previous_token_and_induction_heads():
+    at = _app("Heads & rollout", "The cat sat on the mat. The cat sat on the")
+    charts = {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    titles = [spec["layout"]["title"]["text"] for spec in charts.values()]
+    for title in ("attention sink", "previous-token heads", "induction heads"):
+        assert any(title in t for t in titles), titles
+    text = " ".join(m.value for m in at.markdown)
+    assert "Strongest induction heads" in text and "L19 H7" in text
+    assert "ablated" in text
