@@ -41,6 +41,7 @@ MEASUREMENTS = (
     "app",
     "attribution",
     "atlas",
+    "smollm2",
     "floor",
 )
 README_BEGIN = "<!-- bench:begin (written by `python -m bench.run --readme`) -->"
@@ -152,6 +153,11 @@ def measure(only: set[str], plan: dict, threads: int) -> dict:
 
         log("9. the head atlas over the built-in corpus")
         results["atlas"] = atlas.atlas(max(3, plan["repeats"] // 3))
+    if "smollm2" in only:
+        from bench.smollm2 import smollm2_bench
+
+        log("10. SmolLM2-135M: the captured forward beside transformers, generation, a start")
+        results["smollm2"] = smollm2_bench(plan["repeats"] < 3, plan["repeats"])
     return results
 
 

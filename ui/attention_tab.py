@@ -119,6 +119,20 @@ their weight on the first token, whatever it is: an *attention sink*, a head's w
 to nothing in particular."""
 
 
+def grouped_query_note(config) -> str:
+    """Which query heads share a key/value head (grouped-query attention), in words."""
+    groups = [
+        f"heads {g * config.group + 1}–{(g + 1) * config.group} read key/value head {g + 1}"
+        for g in range(config.h_kv)
+    ]
+    return (
+        f"Grouped-query attention: {config.h} query heads share {config.h_kv} key/value heads; "
+        + ", ".join(groups)
+        + ". Heads of one group score the same keys with their own queries, so their rows "
+        "differ; what they mix is the same values."
+    )
+
+
 def available_views(kinds) -> list[str]:
     """Decoding steps exist only for a model with a decoder."""
     return [v for v in VIEWS if v != "decoding" or "cross" in kinds]
@@ -155,6 +169,8 @@ def render(ctx: state.ViewContext) -> None:
             "links",
         ):
             st.markdown(LANGUAGE_MODEL_ROWS if trace.prompt_length else DECODER_ROWS)
+        if trace.prompt_length:
+            st.caption(grouped_query_note(ctx.loaded.model.config))
         if controls.KIND.current() == "cross" or view == "decoding":
             for note in (flat_cross_attention_note(ctx.loaded), supervised_head_note(ctx.loaded)):
                 if note:

@@ -69,3 +69,9 @@ def test_the_heads_tab_measures_sinks_previous_token_and_induction_heads():
     text = " ".join(m.value for m in at.markdown)
     assert "Strongest induction heads" in text and "L19 H7" in text
     assert "ablated" in text
+
+
+def test_the_attention_tab_says_which_heads_share_keys_and_values():
+    at = _app("Attention")
+    [note] = [c.value for c in at.caption if "Grouped-query" in c.value]
+    assert "heads 1–3 read key/value head 1" in note and "heads 7–9 read key/value head 3" in note

@@ -31,7 +31,7 @@ torch.set_num_threads(1)
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 EN_DE_WEIGHTS = Path(__file__).resolve().parents[2] / "model" / "weights" / "en-de.safetensors"
 # The models' sizes as the README and the registry's summaries state them (layers, heads).
-SIZES = {"en-de": (6, 8), "minilm-l6": (6, 12), "paper-untrained": (6, 8)}
+SIZES = {"en-de": (6, 8), "minilm-l6": (6, 12), "paper-untrained": (6, 8), "smollm2-135m": (30, 9)}
 
 
 # --- The shipped file ------------------------------------------------------------------------------
@@ -59,6 +59,8 @@ def loaded_models():
 
 
 def _kinds(config) -> list[str]:
+    if not hasattr(config, "src_vocab"):  # a decoder-only language model
+        return ["decoder_self"]
     return (
         ["encoder_self", "decoder_self", "cross"] if config.is_encoder_decoder else ["encoder_self"]
     )
@@ -102,6 +104,35 @@ def test_the_weights_a_note_quotes_are_the_models(title, query, key, layer, head
     tokens = list(trace.source_tokens)
     attention = np.asarray(trace.attention["encoder_self"])
     measured = attention[layer - 1, head - 1, tokens.index(query), tokens.index(key)]
+    assert measured == pytest.approx(weight, abs=0.006)
+
+
+# The weights SmolLM2's scenes quote: (title, query position, key position, weight), positions
+# in "The cat sat on the mat. The cat sat on the" ('The' 0, ' cat' 1, ' sat' 2, ' on' 3, ...).
+QUOTED_LM = [
+    ("A chat model's attention sink", 5, 0, 1.00),
+    ("A chat model's previous-token head", 2, 1, 0.94),
+    ("A chat model's induction head", 9, 3, 0.98),
+]
+
+
+@pytest.fixture(scope="module")
+def chat_model():
+    return registry.load("smollm2-135m", torch.device("cpu"))
+
+
+@pytest.mark.parametrize("title, query, key, weight", QUOTED_LM)
+def test_the_weights_the_chat_models_notes_quote_are_its_own(title, query, key, weight, chat_model):
+    [scene] = [s for s in scenes.load_scenes() if s.title == title]
+    assert f"{weight:.2f}" in scene.note
+    loaded = chat_model
+    ids = loaded.tokenizer.encode(scene.text, 128).ids
+    with torch.inference_mode():
+        weights = loaded.model(torch.tensor([ids])).weights[:, 0].numpy()
+    tokens = loaded.tokenizer.tokens(ids)
+    assert tokens[query] in scene.note or query == 5  # the sink scene quotes every row
+    assert f"'{tokens[key].strip()}'" in scene.note or f"'{tokens[key]}'" in scene.note
+    measured = weights[scene.layer - 1, scene.head - 1, query, key]
     assert measured == pytest.approx(weight, abs=0.006)
 
 
