@@ -88,9 +88,9 @@ output.render(loaded, trace, text, presentation)
 
 # Each tab's render(ctx) draws it; the keys it seeds are mirrored in the URL. Only the open tab
 # runs (lazy tabs), so a change in one view does not redraw the others. A language model
-# (decoder only) has no encoder to differentiate through, no added positional encoding and no
-# Figure 1 of its own: those three tabs are the paper's models' alone.
-PAPER_ONLY = {attribution_tab.TAB_LABEL, "Positional encoding", paper_tab.TAB_LABEL}
+# (decoder only) has no encoder to differentiate through and no Figure 1 of its own: those
+# two tabs are the paper's models' alone.
+PAPER_ONLY = {attribution_tab.TAB_LABEL, paper_tab.TAB_LABEL}
 TABS = [
     (title, render)
     for title, render in [

@@ -49,11 +49,11 @@ def forward(loaded, reference, lengths: list[int], repeats: int) -> list[dict]:
     for n in lengths:
         x = torch.tensor([ids[:n]])
 
-        def ours():
+        def ours(x=x):
             with torch.inference_mode():
                 loaded.model(x)
 
-        def theirs():
+        def theirs(x=x):
             with torch.inference_mode():
                 reference(x, output_attentions=True)
 

@@ -14,7 +14,7 @@ from viz import positional
 from viz.attention import heatmap
 from viz.style import KIND_LABELS
 
-from . import controls, state, tables
+from . import controls, rope_section, state, tables
 from .url import UrlKey
 
 MAX_POSITIONS = 1000
@@ -44,6 +44,13 @@ def _is_even(value: int) -> bool:
 
 def render(ctx: state.ViewContext) -> None:
     config = ctx.loaded.model.config
+    # A model with rotary positions (a language model of today) is drawn on its own q and k
+    # first, then beside the paper's sinusoids; it adds nothing to its input, so the sections
+    # on the input's parts and on positions switched off in the encoder are the paper's.
+    rotary = config.positions == "rotary"
+    if rotary:
+        rope_section.render(ctx)
+        st.subheader("The paper's way: sinusoids added to the input, once")
     st.markdown(
         "The encoder has no recurrence and no convolution, so nothing in self-attention knows "
         "the order of the words. The paper adds to each input embedding a vector that depends "
@@ -144,8 +151,9 @@ def render(ctx: state.ViewContext) -> None:
         f"at offset 0 every position has PE·PE = d_model/2 = {d_model // 2}."
     )
 
-    _input_parts_section(ctx)
-    _positions_off_section(ctx)
+    if not rotary:
+        _input_parts_section(ctx)
+        _positions_off_section(ctx)
     _learned_positions_section(ctx, n_positions)
 
 

@@ -36,7 +36,7 @@ def test_every_tab_it_offers_renders(tab):
     assert not at.error
     labels = [t.label for t in at.tabs]
     assert labels[: len(TABS)] == TABS
-    for paper_only in ("Positional encoding", attribution_tab.TAB_LABEL, paper_tab.TAB_LABEL):
+    for paper_only in (attribution_tab.TAB_LABEL, paper_tab.TAB_LABEL):
         assert paper_only not in labels
 
 
