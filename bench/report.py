@@ -553,7 +553,7 @@ def smollm2_section(result: dict) -> str:
             f"Greedy generation with the key/value cache: {g['tokens']} tokens after a "
             f"{g['prompt_tokens']}-token chat prompt in {sec(g['generate'])} s, "
             f"**{g['tokens_per_s']:.1f} tokens/s**. The page's whole run of \"Why is the sky "
-            f"blue?\" (generation of {g['page_tokens']} tokens, then the captured forward over "
+            f'blue?" (generation of {g["page_tokens"]} tokens, then the captured forward over '
             f"all of them): {sec(g['page run'])} s. A start from the cached float32 "
             f"safetensors, sha256 checked: {sec(result['start'])} s.",
         ]

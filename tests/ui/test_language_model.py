@@ -3,6 +3,7 @@ out, its answer and its next-token choices stand above the tabs, and the Heads t
 sinks, previous-token and induction heads."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ TABS = [
     "Head atlas",
     "Ablation",
     "Compare",
+    "Positional encoding",
     "Scaling 1/√d_k",
     "Model",
 ]
@@ -75,3 +77,14 @@ def test_the_attention_tab_says_which_heads_share_keys_and_values():
     at = _app("Attention")
     [note] = [c.value for c in at.caption if "Grouped-query" in c.value]
     assert "heads 1–3 read key/value head 1" in note and "heads 7–9 read key/value head 3" in note
+
+
+def test_the_positional_lab_draws_rope_on_the_models_own_queries_and_keys():
+    at = _app("Positional encoding", "The cat sat on the mat. The cat sat on the")
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert any("RoPE" in t for t in titles)
+    assert any("at every pair of positions" in t for t in titles)
+    assert any("Sinusoidal positional encoding" in t for t in titles)  # the paper's, after it
+    [caption] = [c.value for c in at.caption if "every diagonal" in c.value]
+    spread = float(re.search(r"to within ([0-9.e+-]+)", caption).group(1))
+    assert spread < 1e-3
