@@ -31,6 +31,7 @@ from .transformer import (
     AttentionRecord,
     RunSettings,
     attention,
+    weight_stack,
 )
 
 KIND = "decoder_self"  # a decoder-only model's one attention kind: masked self-attention
@@ -123,8 +124,10 @@ class GroupedQueryAttention(nn.Module):
         layer: int,
         settings: RunSettings,
         past: tuple[Tensor, Tensor] | None = None,
+        out: Tensor | None = None,
     ) -> tuple[Tensor, AttentionRecord, tuple[Tensor, Tensor]]:
-        """`past`: the keys and values of earlier positions (generation's cache), [B, h_kv, m, d_k]."""
+        """`past`: the keys and values of earlier positions (generation's cache), [B, h_kv, m, d_k];
+        `out`: where the softmax writes the weights (a layer's slice of `weight_stack`)."""
         c = self.config
         b, n, _ = x.shape
         q = self.w_q(x).view(b, n, c.h, c.d_k).transpose(1, 2)
@@ -138,18 +141,18 @@ class GroupedQueryAttention(nn.Module):
         k_heads = k.repeat_interleave(c.group, dim=1)
         v_heads = v.repeat_interleave(c.group, dim=1)
         if settings.capture:
-            out, weights = attention(q, k_heads, v_heads, mask, settings.scale)
+            heads, weights = attention(q, k_heads, v_heads, mask, settings.scale, out=out)
         else:
-            out = F.scaled_dot_product_attention(
+            heads = F.scaled_dot_product_attention(
                 q, k_heads, v_heads, attn_mask=mask, scale=settings.scale
             )
             weights = None
         ablated = settings.heads_to_ablate(KIND, layer)
         if ablated:
-            out = out.clone()
-            out[:, ablated] = 0.0
-        out = out.transpose(1, 2).reshape(b, n, c.h * c.d_k)
-        return self.w_o(out), AttentionRecord(weights, q, k_heads, v_heads), (k, v)
+            heads = heads.clone()
+            heads[:, ablated] = 0.0
+        heads = heads.transpose(1, 2).reshape(b, n, c.h * c.d_k)
+        return self.w_o(heads), AttentionRecord(weights, q, k_heads, v_heads), (k, v)
 
 
 class SwiGLU(nn.Module):
@@ -184,9 +187,12 @@ class Block(nn.Module):
         layer: int,
         settings: RunSettings,
         past: tuple[Tensor, Tensor] | None,
+        out: Tensor | None,
     ) -> tuple[Tensor, AttentionRecord, tuple[Tensor, Tensor]]:
-        out, record, kv = self.self_attn(self.attention_norm(x), rope, mask, layer, settings, past)
-        x = x + out
+        attended, record, kv = self.self_attn(
+            self.attention_norm(x), rope, mask, layer, settings, past, out
+        )
+        x = x + attended
         return x + self.feed_forward(self.ffn_norm(x)), record, kv
 
 
@@ -234,16 +240,26 @@ class CausalLM(nn.Module):
             allowed = allowed & (i - j <= settings.window)
         mask = allowed[None, None]  # [1, 1, n, start + n]
         x = self.tokens(ids)
+        # without autograd every layer's softmax writes into one stack: no copy afterwards
+        stack = weight_stack(c.N, x, n, start + n, c.h, settings.capture)
         hidden, records, cache = [x], [], []
         for layer, block in enumerate(self.layers):
-            x, record, kv = block(x, rope, mask, layer, settings, past[layer] if past else None)
+            x, record, kv = block(
+                x,
+                rope,
+                mask,
+                layer,
+                settings,
+                past[layer] if past else None,
+                None if stack is None else stack[layer],
+            )
             hidden.append(x)
             records.append(record)
             cache.append(kv)
         x = self.norm(x)
         logits = x @ self.tokens.weight.T if self.output is None else self.output(x)
-        weights = None
-        if settings.capture:
+        weights = stack
+        if settings.capture and stack is None:  # with autograd: the layers' own tensors
             weights = torch.stack([r.captured() for r in records])
         return CausalLMOutput(logits, records, hidden, weights, cache)
 
