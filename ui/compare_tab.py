@@ -124,7 +124,15 @@ def _side_by_side(
 
     def drawn(presentation: bool) -> list:
         return [
-            heatmap(run, kind, layer, head, label, presentation=presentation)
+            heatmap(
+                run,
+                kind,
+                layer,
+                head,
+                label,
+                presentation=presentation,
+                max_width=state.main_width_px(ctx.presentation),
+            )
             for label, run in runs.items()
         ]
 
@@ -142,13 +150,17 @@ def _draw(
     if ctx.trace.steps:  # the translations the decoder rows belong to
         left, right = st.columns(2)
         for column, (label, run) in zip((left, right), runs.items()):
-            column.caption(f"{label}: translation")
+            column.caption(f"{label}: {'output' if run.prompt_length else 'translation'}")
             column.text(run.output or "(empty)")
     figures, presentation = _side_by_side(ctx, runs, kind, layer, head)
     comparison = compare(run_a, run_b, kind, layer, head)
     keys = ["compare_a", "compare_b"]
     if comparison.difference.size:
-        figures.append(difference_figure(comparison, run_a, presentation))
+        figures.append(
+            difference_figure(
+                comparison, run_a, presentation, state.main_width_px(ctx.presentation)
+            )
+        )
         keys.append("compare_difference")
     state.plot_row(list(zip(figures, keys)))
     if kind == "decoder_self":

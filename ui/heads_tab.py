@@ -88,7 +88,14 @@ def _statistics_section(ctx: state.ViewContext) -> None:
     state.plot_row(
         [
             (
-                heatmap(trace, kind, layer, head, presentation=ctx.presentation),
+                heatmap(
+                    trace,
+                    kind,
+                    layer,
+                    head,
+                    presentation=ctx.presentation,
+                    max_width=state.main_width_px(ctx.presentation),
+                ),
                 "heads_selected_heatmap",
             ),
             (statistic_grid(table, kind, column, n_keys, ctx.presentation), "heads_statistic_grid"),
@@ -109,11 +116,21 @@ def _rollout_section(ctx: state.ViewContext) -> None:
     layer = controls.layer_selector(
         st, ROLLOUT_LAYER, trace.n_layers, "Rollout through layer", default=trace.n_layers - 1
     )
+    # side by side where they fit, else one under the other; a text too long for the page
+    # has its labels thinned (the hover names every cell)
+    page_width = state.main_width_px(ctx.presentation)
     state.plot_row(
         [
-            (rollout_figure(trace, layer, ctx.presentation), "rollout_heatmap"),
+            (rollout_figure(trace, layer, ctx.presentation, page_width), "rollout_heatmap"),
             (
-                heatmap(trace, trace.kinds[0], layer, None, presentation=ctx.presentation),
+                heatmap(
+                    trace,
+                    trace.kinds[0],
+                    layer,
+                    None,
+                    presentation=ctx.presentation,
+                    max_width=page_width,
+                ),
                 "rollout_raw_heatmap",
             ),
         ]

@@ -141,7 +141,15 @@ def _live_section(ctx: state.ViewContext) -> None:
         state.plot_row(
             [
                 (
-                    heatmap(run, kind, layer, head, label, presentation=ctx.presentation),
+                    heatmap(
+                        run,
+                        kind,
+                        layer,
+                        head,
+                        label,
+                        presentation=ctx.presentation,
+                        max_width=state.main_width_px(ctx.presentation),
+                    ),
                     f"scaling_live_{n}",
                 )
                 for n, (label, run) in enumerate(runs.items())

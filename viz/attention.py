@@ -258,15 +258,7 @@ def heatmap(
     )
     size = grid_size(row_texts, len(keys), presentation)
     key_axis = token_axis("key (attended to)", k_labels, side="top")
-    if max_width is not None and size["width"] > max_width:
-        size["width"] = max_width
-        step = label_step(row_texts, len(keys), max_width, presentation)
-        if step > 1:
-            key_axis.update(
-                title={"text": f"key (attended to), 1 in {step} labelled: hover for all"},
-                tickvals=k_labels[::step],
-                ticktext=key_axis["ticktext"][::step],
-            )
+    fit_width(size, key_axis, "key (attended to)", k_labels, row_texts, max_width, presentation)
     apply_layout(
         fig,
         title,
@@ -281,6 +273,29 @@ def heatmap(
             title={"text": DECODER_ROWS_AXIS}, ticktext=decoder_row_labels(trace, kept_q)
         )
     return fit_title(fig, keys)
+
+
+def fit_width(
+    size: dict,
+    axis: dict,
+    axis_title: str,
+    labels: Sequence,
+    row_texts: Sequence[str],
+    max_width: int | None,
+    presentation: bool,
+) -> None:
+    """A heatmap wider than `max_width` px is drawn at that width with every n-th column
+    labelled (`style.label_step`), so labels never overprint; the hover names every cell."""
+    if max_width is None or size["width"] <= max_width:
+        return
+    size["width"] = max_width
+    step = label_step(row_texts, len(labels), max_width, presentation)
+    if step > 1:
+        axis.update(
+            title={"text": f"{axis_title}, 1 in {step} labelled: hover for all"},
+            tickvals=list(labels)[::step],
+            ticktext=axis["ticktext"][::step],
+        )
 
 
 def coreference_cells(trace: Trace, kind: str, reference) -> list[tuple[int, int]]:
@@ -479,8 +494,10 @@ def token_heatmap(
     row_axis: str = "query (attending)",
     column_axis: str = "key (attended to)",
     presentation: bool = False,
+    max_width: int | None = None,
 ) -> go.Figure:
-    """A [row, column] matrix with tokens on both axes, a fixed colour scale and exact hovers."""
+    """A [row, column] matrix with tokens on both axes, a fixed colour scale and exact hovers;
+    at most `max_width` px wide (`fit_width`)."""
     rows, columns = token_categories(row_tokens), token_categories(column_tokens)
     fig = go.Figure(
         go.Heatmap(
@@ -496,12 +513,15 @@ def token_heatmap(
             ygap=1,
         )
     )
+    size = grid_size(row_tokens, len(columns), presentation)
+    column_axis_layout = token_axis(column_axis, columns, side="top")
+    fit_width(size, column_axis_layout, column_axis, columns, row_tokens, max_width, presentation)
     apply_layout(
         fig,
         title,
         presentation,
-        **grid_size(row_tokens, len(columns), presentation),
-        xaxis=token_axis(column_axis, columns, side="top"),
+        **size,
+        xaxis=column_axis_layout,
         yaxis=token_axis(row_axis, rows, autorange="reversed"),
     )
     return fit_title(fig, column_tokens)

@@ -22,6 +22,7 @@ from runtime.trace import Trace
 from .attention import (
     DECODER_ROWS_AXIS,
     decoder_row_labels,
+    fit_width,
     head_title,
     head_weights,
     masked_layer,
@@ -153,9 +154,12 @@ def largest_change(comparison: Comparison, a: Trace) -> tuple[float, str, str] |
     )
 
 
-def difference_figure(comparison: Comparison, a: Trace, presentation: bool = False) -> go.Figure:
+def difference_figure(
+    comparison: Comparison, a: Trace, presentation: bool = False, max_width: int | None = None
+) -> go.Figure:
     """B − A over the matched cells, labelled with A's tokens (the same as B's there), on a
-    fixed diverging scale from −1 to 1, white at 0; the hover gives A, B and B − A exactly."""
+    fixed diverging scale from −1 to 1, white at 0; the hover gives A, B and B − A exactly.
+    At most `max_width` px wide (`attention.fit_width`)."""
     kind = comparison.kind
     queries, keys = a.axis_tokens(kind)
     rows = [r for r, _ in comparison.rows]
@@ -188,13 +192,16 @@ def difference_figure(comparison: Comparison, a: Trace, presentation: bool = Fal
     title = head_title(kind, comparison.layer, comparison.head, "B − A")
     if not comparison.complete:
         title += " · tokens in both"
+    size = grid_size(row_texts, len(k_labels), presentation)
+    key_axis = token_axis("key (attended to)", k_labels, side="top")
+    fit_width(size, key_axis, "key (attended to)", k_labels, row_texts, max_width, presentation)
     apply_layout(
         fig,
         title,
         presentation,
-        **grid_size(row_texts, len(k_labels), presentation),
+        **size,
         plot_bgcolor="white",
-        xaxis=token_axis("key (attended to)", k_labels, side="top"),
+        xaxis=key_axis,
         yaxis=token_axis("query (attending)", q_labels, autorange="reversed"),
     )
     if decoder_rows:

@@ -40,7 +40,9 @@ def rollout(attention: np.ndarray) -> np.ndarray:
     return result
 
 
-def rollout_figure(trace: Trace, layer: int, presentation: bool = False) -> go.Figure:
+def rollout_figure(
+    trace: Trace, layer: int, presentation: bool = False, max_width: int | None = None
+) -> go.Figure:
     """The rollout through layers 1..layer+1 (layer is 0-based) of the self-attention that reads
     the input: the encoder's, or a decoder-only model's masked one."""
     kind = trace.kinds[0]
@@ -57,4 +59,5 @@ def rollout_figure(trace: Trace, layer: int, presentation: bool = False) -> go.F
         row_axis=f"output position after layer {layer + 1}",
         column_axis="input token",
         presentation=presentation,
+        max_width=max_width,
     )

@@ -42,7 +42,10 @@ TEXTS = {
     "en-de": "The small dog sees the old man.",
     "minilm-l6": "The animal didn't cross the street because it was too tired.",
     "paper-untrained": "The small dog sees the old man.",
+    "smollm2-135m": "What is the capital of France?",
 }
+# A language model has no encoder to attribute through and no Figure 1 of its own (app.py).
+PAPER_ONLY_TABS = {"smollm2-135m": ("Attention vs gradients", "The paper, live")}
 
 ATTENTION_VIEWS = ("heatmap", "overview", "links", "breakdown")
 PAPER_VIEWS = ("fig1", "fig2", "restricted", "table1", "projections")
@@ -56,6 +59,7 @@ SECOND_TEXTS = {
     "en-de": "The small dog sees the old woman.",
     "minilm-l6": "The animal didn't cross the street because it was too wide.",
     "paper-untrained": "The small dog sees the old woman.",
+    "smollm2-135m": "What is the capital of Germany?",
 }
 # Find the head: a query and a key token by position (MiniLM: 'it' → 'animal'), on every kind.
 FIND_THE_HEAD = {
@@ -65,6 +69,7 @@ FIND_THE_HEAD = {
         {"view": "find", "kind": "decoder_self", "query": "4", "key_token": "2"},
     ),
     "paper-untrained": ({"view": "find", "query": "3", "key_token": "1"},),
+    "smollm2-135m": ({"view": "find", "query": "40", "key_token": "30"},),
 }
 # Figures 3–5 run on MiniLM whatever the sidebar's model: each figure once.
 PAPER_HEAD_FIGURES = ("3", "4", "5")
@@ -98,13 +103,15 @@ def pages() -> list[tuple[str, dict[str, str]]]:
                 ("The paper, live", {"paper_view": "fig3-5", "paper_hfig": f})
                 for f in PAPER_HEAD_FIGURES
             ]
+        views = [v for v in views if v[0] not in PAPER_ONLY_TABS.get(model, ())]
         for tab, extra in views:
             page_id = " · ".join([model, tab, *extra.values()])
             params = {"model": model, "text": TEXTS[model], "tab": tab, **extra}
             if extra.get("compare_mode") == "texts":
                 params["compare_text"] = SECOND_TEXTS[model]
             if extra.get("compare_mode") == "ablate":
-                params["ablate"] = "encoder_self:0:1"
+                kind = "decoder_self" if model in PAPER_ONLY_TABS else "encoder_self"
+                params["ablate"] = f"{kind}:0:1"
             found.append((page_id, params))
     return found
 
