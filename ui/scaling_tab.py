@@ -168,3 +168,8 @@ def _live_section(ctx: state.ViewContext) -> None:
     )
     st.markdown("**The model's output** under each scale, compared with the paper's scale:")
     tables.table(scaling.output_change(runs, next(iter(runs))).round(4), ctx.presentation)
+    if trace.prompt_length:
+        st.caption(
+            "Cosines and norms compare the last layer's vectors over the prompt, the tokens every "
+            "run read: what each run writes after it depends on its scale."
+        )
