@@ -6,8 +6,10 @@ apart from both and neither imports the other's module to get it.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
@@ -147,6 +149,18 @@ def read_as(loaded: LoadedModel, text: str) -> str:
         return text
     start = len(text) - len(text.lstrip())
     return text[:start] + text[start : start + 1].upper() + text[start + 1 :]
+
+
+def package_folder(package: str, missing: str) -> Path:
+    """The folder of an installed package that ships a model's files, found without importing
+    it (its own imports may pull in what the app does not need); `missing` is the message."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailable(missing)
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def is_language_model(loaded: LoadedModel) -> bool:

