@@ -249,3 +249,23 @@ def test_a_tsne_picture_takes_whole_sentences_up_to_the_point_limit(corpus, monk
     assert whole.sentences == 3 and len(whole.query_xy) == sum(lengths)
     with pytest.raises(ValueError, match="unknown projection 'umap'"):
         atlas.head_map(corpus, "encoder_self", 0, 0, "umap")
+
+
+def test_a_language_models_corpus_run_is_each_lines_own_forward_in_batches():
+    loaded = load("smollm2-135m", torch.device("cpu"))
+    lines = ("The cat sat on the mat.", "The dog sat on the rug.", "A much longer line than both.")
+    corpus = atlas.run_corpus(loaded, lines)
+    assert corpus.kinds == ("decoder_self",) and (corpus.n_layers, corpus.n_heads) == (30, 9)
+    for line, sentence in zip(lines, corpus.sentences):
+        ids = loaded.tokenizer.encode(line, 128).ids
+        with torch.inference_mode():
+            out = loaded.model(torch.tensor([list(ids)]))
+        assert sentence.tokens["decoder_self"][0] == tuple(loaded.tokenizer.tokens(ids))
+        np.testing.assert_allclose(
+            sentence.attention["decoder_self"], out.weights[:, 0].numpy(), atol=1e-5
+        )
+        np.testing.assert_allclose(
+            sentence.keys["decoder_self"],
+            torch.stack([r.keys[0] for r in out.attention]),
+            atol=1e-4,
+        )

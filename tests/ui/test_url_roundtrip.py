@@ -161,6 +161,13 @@ SCREENS = [
         },
     ),  # fmt: skip
     (
+        "smollm2-135m",
+        "Positional encoding",
+        {},
+        {"rope_layer": "5", "rope_head": "2", "rope_query": "3", "rope_key": "1"}
+        | {"pos_n": "40", "pos_d": "32", "pos_k": "4", "pos_first": "shift"},
+    ),
+    (
         ENCODER_DECODER,
         "Scaling 1/√d_k",
         {},
@@ -240,7 +247,8 @@ SCREENS = [
 def _page(model: str, tab: str) -> dict[str, str]:
     """The sidebar's keys, on every screen: all but presentation mode set to another value."""
     page = {"model": model, "text": TEXT, "tab": tab, "scene": "2", "present": "0"}
-    return page | ({"decoding": "beam"} if model != "minilm-l6" else {})
+    # decoding is the translators' only (a language model writes greedily)
+    return page | ({"decoding": "beam"} if model not in ("minilm-l6", "smollm2-135m") else {})
 
 
 def _open(params: dict[str, str]) -> AppTest:
