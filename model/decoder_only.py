@@ -215,10 +215,6 @@ class CausalLM(nn.Module):
         self.norm = RMSNorm(config.d_model, config.norm_eps)
         self.output = None if config.tie_embeddings else nn.Linear(config.d_model, config.vocab)
 
-    # The views ask a model for a generator (the paper model's output layer); this one's logits
-    # come from `forward`.
-    generator = None
-
     def forward(
         self,
         ids: Tensor,

