@@ -373,12 +373,15 @@ def head_points(corpus: CorpusRun, kind: str, layer: int, head: int) -> HeadPoin
     """Every query and key of (kind, layer, head) over the corpus, stacked."""
 
     def stack(side: str) -> tuple[np.ndarray, np.ndarray]:
-        vectors, origin = [], []
-        for index, sentence in enumerate(corpus.sentences):
-            block = np.asarray(getattr(sentence, side)[kind][layer, head], dtype=np.float64)
-            vectors.append(block)
-            origin.append(np.column_stack([np.full(len(block), index), np.arange(len(block))]))
-        return np.concatenate(vectors), np.concatenate(origin).astype(np.int64)
+        blocks = [getattr(sentence, side)[kind][layer, head] for sentence in corpus.sentences]
+        lengths = [len(block) for block in blocks]
+        origin = np.column_stack(
+            [
+                np.repeat(np.arange(len(blocks)), lengths),
+                np.concatenate([np.arange(n) for n in lengths]),
+            ]
+        )
+        return np.concatenate(blocks).astype(np.float64), origin.astype(np.int64)
 
     queries, query_origin = stack("queries")
     keys, key_origin = stack("keys")
@@ -397,17 +400,22 @@ def normalise(queries: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def pca_2d(points: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
-    """The first two principal components of `points` [n, d] (centred, by SVD) and the share of
-    the variance each explains."""
-    centred = points - points.mean(axis=0)
+    """The first two principal components of `points` [n, d] (centred; the eigenvectors of the
+    d × d scatter matrix, far cheaper than an SVD of the n × d points when n ≫ d) and the share
+    of the variance each explains. Each axis's sign is fixed (its largest loading positive), so
+    a head's picture does not flip between runs."""
     if len(points) < 2:
         return np.zeros((len(points), 2)), (0.0, 0.0)
-    u, s, _ = np.linalg.svd(centred, full_matrices=False)
-    coords = u[:, :2] * s[:2]
+    centred = points - points.mean(axis=0)
+    variance, vectors = np.linalg.eigh(centred.T @ centred)  # ascending
+    variance, vectors = np.clip(variance[::-1], 0.0, None), vectors[:, ::-1]
+    top = vectors[:, :2]
+    top = top * np.sign(top[np.abs(top).argmax(axis=0), np.arange(top.shape[1])])
+    coords = centred @ top
     if coords.shape[1] < 2:
         coords = np.column_stack([coords, np.zeros(len(points))])
-    variance = s**2
-    share = variance[:2] / variance.sum() if variance.sum() > 0 else np.zeros(2)
+    total = variance.sum()
+    share = variance[:2] / total if total > 0 else np.zeros(2)
     return coords, (float(share[0]), float(share[1]) if len(share) > 1 else 0.0)
 
 

@@ -104,12 +104,6 @@ def pages() -> list[tuple[str, dict[str, str]]]:
                 for f in PAPER_HEAD_FIGURES
             ]
         views = [v for v in views if v[0] not in PAPER_ONLY_TABS.get(model, ())]
-        if model in PAPER_ONLY_TABS:
-            # SmolLM2's matrix of 270 small scatters takes Plotly ~90 s to build, and the
-            # server's script thread goes on building it after the browser has left, starving
-            # the worker's next page (a demo timed out at 300 s on a fresh clone): left out
-            # until the view draws a block of layers at a time (issue 46's note)
-            views = [v for v in views if v != ("Head atlas", {"atlas_view": "matrix"})]
         for tab, extra in views:
             page_id = " · ".join([model, tab, *extra.values()])
             params = {"model": model, "text": TEXTS[model], "tab": tab, **extra}

@@ -15,6 +15,7 @@ from runtime.reference import CorefLink, Reference
 from viz.atlas import (
     FADED_COLOR,
     KEY_COLOR,
+    MATRIX_GAP,
     QUERY_COLOR,
     corpus_statistics,
     head_role,
@@ -181,7 +182,7 @@ def test_a_tsne_picture_says_its_axes_have_no_unit_and_which_sentences_it_draws(
     assert "the first 2 of 4 sentences (t-SNE)" in titled.layout.title.text
 
 
-def test_the_matrix_draws_one_small_scatter_per_head():
+def test_the_matrix_draws_every_head_in_its_own_cell():
     weights = np.full((2, 3, 2, 2), 0.5)
     corpus = corpus_of(
         "encoder_self",
@@ -189,9 +190,19 @@ def test_the_matrix_draws_one_small_scatter_per_head():
         sentence("2", "encoder_self", ["c", "d"], ["c", "d"], weights),
     )
     figure = matrix_figure(corpus, "encoder_self")
-    assert len(figure.data) == 2 * 2 * 3  # queries and keys of each of 6 heads
-    assert {trace.xaxis for trace in figure.data} == {"x"} | {f"x{i}" for i in range(2, 7)}
-    assert sum(trace.showlegend for trace in figure.data) == 2
+    assert [trace.name for trace in figure.data] == ["queries", "keys"]
+    step = 1 + MATRIX_GAP
+    for trace in figure.data:
+        assert len(trace.x) == 2 * 3 * 4  # every head draws the corpus's 4 tokens of each side
+        for index, (x, y) in enumerate(zip(trace.x, trace.y)):
+            layer, head = divmod(index // 4, 3)
+            assert head * step <= x <= head * step + 1  # head's column, from the left
+            assert (1 - layer) * step <= y <= (1 - layer) * step + 1  # layer 1 on top
+            assert trace.hovertext[index].startswith(f"layer {layer + 1}, head {head + 1} · ")
+    assert list(figure.layout.xaxis.ticktext) == ["H1", "H2", "H3"]
+    assert list(figure.layout.yaxis.ticktext) == ["L1", "L2"]
+    assert figure.layout.yaxis.tickvals[0] > figure.layout.yaxis.tickvals[1]  # L1 above L2
+    assert len(figure.layout.shapes) == 6  # a frame per head
     by_position = matrix_figure(corpus, "encoder_self", colour_by="position")
-    assert list(by_position.data[0].marker.color) == [1, 2, 1, 2]  # positions, from 1
+    assert list(by_position.data[0].marker.color[:4]) == [1, 2, 1, 2]  # positions, from 1
     assert sum(bool(t.marker.showscale) for t in by_position.data) == 1  # one colour bar
