@@ -96,5 +96,7 @@ bench: $(BENCH_STAMP)
 # each with its own sentence, layer, head and tab, through Streamlit's own websocket protocol
 # (harness/streamlit_client.py); prints p50/p95 open -> own heatmap and the server's peak
 # memory. A few minutes on 2 cores; `make test` runs its 10-student smoke version.
+# `make lecture-hall HALL_MODEL=smollm2-135m`: the same hall on the chat model.
+HALL_MODEL ?= minilm-l6
 lecture-hall: $(TEST_STAMP)
-	$(BIN)/python -m pytest tests/e2e/test_lecture_hall.py -s -m lecture_hall
+	ATLAS_HALL_MODEL=$(HALL_MODEL) $(BIN)/python -m pytest tests/e2e/test_lecture_hall.py -s -m lecture_hall

@@ -9,6 +9,7 @@
 4. translation: greedy and beam-4, encoder output cached vs re-encoded at every step
 5. scaling: MiniLM-L6 trace.run time and peak memory from 16 to 512 tokens
 6. app: AppTest rerun times; server start -> first heatmap in headless Chromium, cold and warm
+   (the default model, MiniLM and SmolLM2)
 7. floor: FLOPs of each figure against this machine's measured matmul rate
 
 Writes bench/results.json (every raw number) and bench/results.md (the tables); --readme also
@@ -169,7 +170,7 @@ def measure_app(plan: dict) -> dict:
     for model in ("minilm-l6", translation_model()):
         log(f"6. app reruns with {model}")
         app["reruns"][model] = app_timing.reruns(model, plan["reruns"])
-    for model in (None, "minilm-l6"):
+    for model in (None, "minilm-l6", "smollm2-135m"):
         page = f"/?model={model}" if model else "/ (default model)"
         log(f"6. browser {page}")
         try:

@@ -112,6 +112,11 @@ class Chart:
         layout_axis = self.spec.get("layout", {}).get(f"{axis}axis", {})
         if isinstance(layout_axis.get("ticktext"), list):
             return [plain(t) for t in layout_axis["ticktext"]]
+        return self.categories(axis)
+
+    def categories(self, axis: str = "x") -> list[str]:
+        """The first trace's categories along an axis, every one (a long axis labels only some
+        of them)."""
         for trace in self.spec.get("data", []):
             values = trace.get(axis)
             if isinstance(values, list) and all(isinstance(v, str) for v in values):
