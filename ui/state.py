@@ -201,9 +201,30 @@ def get_induction_ablation(name: str) -> lm_heads.InductionAblation:
     return lm_heads.induction_ablation(get_model(name))
 
 
+# A class that will open another model than the default (the chat model, say) names it here,
+# comma-separated, so that its first visitor does not wait for it to load and run (docs/deploy.md).
+PRELOAD_ENV = "ATLAS_PRELOAD"
+
+
+def preloaded_models() -> list[str]:
+    """The default model, then those named in ATLAS_PRELOAD; an unknown name stops the start
+    with a message that lists the names there are."""
+    names = [registry.default_model_name()]
+    for name in (part.strip() for part in os.environ.get(PRELOAD_ENV, "").split(",")):
+        if name and name not in registry.MODELS:
+            raise SystemExit(
+                f"{PRELOAD_ENV}={os.environ[PRELOAD_ENV]!r}: {name!r} is no model here; "
+                f"choose from {', '.join(registry.MODELS)}"
+            )
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
 def preload() -> None:
     """What the first visitor would otherwise wait for, done when the server starts
-    (`server.py`): the default model loaded and its Trace of the page's opening text made, in
+    (`server.py`): the default model (and any in ATLAS_PRELOAD) loaded and its Trace of the
+    page's opening text made, in
     the same shared caches the page reads, and a first heatmap built and serialised (Plotly's
     first figure pays for its templates and validators). The visitor's page then runs warm."""
     from viz.attention import heatmap  # viz imports plotly: only the server pays for it here
@@ -214,12 +235,12 @@ def preload() -> None:
     level = runner_log.level
     runner_log.setLevel(logging.ERROR)
     try:
-        name = registry.default_model_name()
-        # Loaded by name, not only through the run: a Trace can outlive its model's cache entry
-        # (get_model.clear() leaves the Trace cache), and the first page asks for both.
-        get_model(name)
-        trace = get_trace(name, DEFAULT_TEXT)
-        heatmap(trace, trace.kinds[0], 0, 0).to_json()
+        for name in preloaded_models():
+            # Loaded by name, not only through the run: a Trace can outlive its model's cache
+            # entry (get_model.clear() leaves the Trace cache), and the first page asks for both.
+            get_model(name)
+            trace = get_trace(name, DEFAULT_TEXT)
+            heatmap(trace, trace.kinds[0], 0, 0).to_json()
     finally:
         runner_log.setLevel(level)
     # Streamlit collects garbage after every page run (`runner.postScriptGC`); a full collection

@@ -35,3 +35,23 @@ def test_preload_loads_the_model_even_when_its_opening_trace_is_cached(monkeypat
     state.preload()
     monkeypatch.setattr(registry, "load", lambda *args: pytest.fail("a model was loaded"))
     assert state.get_model(name).name == name
+
+
+def test_preload_names_the_models_a_class_will_open(monkeypatch):
+    monkeypatch.setenv(state.PRELOAD_ENV, " minilm-l6 ,paper-untrained,minilm-l6,")
+    default = registry.default_model_name()
+    expected = [default] + [m for m in ("minilm-l6", "paper-untrained") if m != default]
+    assert state.preloaded_models() == expected
+    monkeypatch.setenv(state.PRELOAD_ENV, "smollm-2")
+    with pytest.raises(SystemExit, match="'smollm-2' is no model here; choose from .*smollm2-135m"):
+        state.preloaded_models()
+    monkeypatch.delenv(state.PRELOAD_ENV)
+    assert state.preloaded_models() == [default]
+
+
+def test_preload_runs_every_named_model_once(monkeypatch, _unfreeze):
+    monkeypatch.setenv(state.PRELOAD_ENV, "paper-untrained")
+    state.preload()
+    monkeypatch.setattr(state, "run", lambda *args, **kwargs: pytest.fail("the model ran"))
+    monkeypatch.setattr(registry, "load", lambda *args: pytest.fail("a model was loaded"))
+    assert state.get_trace("paper-untrained", state.DEFAULT_TEXT).model == "paper-untrained"
