@@ -90,9 +90,10 @@ def _open_until_heatmap(context, url: str) -> tuple[float, float, list[str]]:
     return shell, elapsed, labels
 
 
-def browser(model: str | None, cold_starts: int, warm_pages: int) -> dict:
+def browser(model: str | None, cold_starts: int, warm_pages: int, preload: bool = False) -> dict:
     """Cold: server start -> first heatmap; first visitor: the first page opened on a fresh
-    server -> its heatmap. Warm: another page once the server has served one."""
+    server -> its heatmap. Warm: another page once the server has served one. `preload`: the
+    server started with ATLAS_PRELOAD naming the model (docs/deploy.md)."""
     from playwright.sync_api import sync_playwright
 
     cold, server_ready, first, warm, warm_shell, labels = [], [], [], [], [], []
@@ -103,7 +104,8 @@ def browser(model: str | None, cold_starts: int, warm_pages: int) -> dict:
             for _ in range(cold_starts):
                 with tempfile.TemporaryDirectory() as logs:
                     started = time.perf_counter()
-                    with harness.running_server(Path(logs)) as server:
+                    environment = {"ATLAS_PRELOAD": model} if preload and model else None
+                    with harness.running_server(Path(logs), environment=environment) as server:
                         server_ready.append(time.perf_counter() - started)
                         context = chromium.new_context(viewport={"width": 1280, "height": 900})
                         _, seconds, labels = _open_until_heatmap(context, server.url + query)

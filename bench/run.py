@@ -45,6 +45,7 @@ MEASUREMENTS = (
     "smollm2",
     "floor",
 )
+LANGUAGE_MODEL = "smollm2-135m"  # its first visitor, with and without ATLAS_PRELOAD
 README_BEGIN = "<!-- bench:begin (written by `python -m bench.run --readme`) -->"
 README_END = "<!-- bench:end -->"
 
@@ -170,12 +171,15 @@ def measure_app(plan: dict) -> dict:
     for model in ("minilm-l6", translation_model()):
         log(f"6. app reruns with {model}")
         app["reruns"][model] = app_timing.reruns(model, plan["reruns"])
-    for model in (None, "minilm-l6", "smollm2-135m"):
-        page = f"/?model={model}" if model else "/ (default model)"
+    pages = ((None, False), ("minilm-l6", False), (LANGUAGE_MODEL, False), (LANGUAGE_MODEL, True))
+    for model, preload in pages:
+        page = (f"/?model={model}" if model else "/ (default model)") + (
+            " (ATLAS_PRELOAD)" if preload else ""
+        )
         log(f"6. browser {page}")
         try:
             app["browser"][page] = app_timing.browser(
-                model, plan["cold_starts"], plan["warm_pages"]
+                model, plan["cold_starts"], plan["warm_pages"], preload
             )
         except FileNotFoundError as missing:  # no Chromium: say so in the results, go on
             app["skipped"][page] = str(missing)

@@ -90,9 +90,15 @@ def _healthy(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def running_server(log_dir: Path, *, base_path: str = "", port: int | None = None):
+def running_server(
+    log_dir: Path,
+    *,
+    base_path: str = "",
+    port: int | None = None,
+    environment: dict[str, str] | None = None,
+):
     """`streamlit run server.py` (the page app.py, the default model preloaded) headless on a
-    free loopback port; stopped (only this one) on exit."""
+    free loopback port, `environment` added to ours; stopped (only this one) on exit."""
     port = port or free_port()
     url = f"http://127.0.0.1:{port}" + (f"/{base_path.strip('/')}" if base_path else "")
     log_path = Path(log_dir) / f"streamlit-{port}.log"
@@ -114,7 +120,7 @@ def running_server(log_dir: Path, *, base_path: str = "", port: int | None = Non
         "none",
         *(["--server.baseUrlPath", base_path.strip("/")] if base_path else []),
     ]
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **(environment or {}))
     with open(log_path, "w") as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
     try:

@@ -10,7 +10,10 @@ session state (the ablated heads, the Heads tab's chosen row), and forbids setti
 parameter through `st.query_params` (the demo scenes do). Hence this small layer.
 
 The mirror is derived from the declarations: every key seeded in a run (`UrlKey.seed`) is
-written back at its end (`mirror`), so no list of keys is kept by hand.
+written back at its end (`mirror`), so no list of keys is kept by hand. A shared link holds
+only what differs from what the page would show by itself: a key at its default is left out
+(the model and the text always stay: they are what a link is about), and so is every key of a
+view this run did not draw (another tab's, from earlier in the session).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from streamlit.runtime.state.common import user_key_from_element_id
 # Every declared key by name: what tests/ui/test_url_roundtrip.py opens the tabs with.
 DECLARED: dict[str, UrlKey] = {}
 
-# The session key holding the keys seeded in the current run (tests read it too).
+# The session key holding the keys seeded in the current run, each with its default (tests
+# read it too).
 SEEDED_THIS_RUN = "url_keys_this_run"
 # The URL's values of the keys whose widget values the browser sent (see UrlKey.seed).
 FALLBACKS_THIS_RUN = "url_fallbacks_this_run"
@@ -65,6 +69,7 @@ class UrlKey:
     name: str
     parse: Callable[[str], Any] = str
     in_url: Callable[[Any], bool] = _always
+    always: bool = False  # written even at its default
 
     def __post_init__(self) -> None:
         if self.name in DECLARED:
@@ -95,7 +100,7 @@ class UrlKey:
         opens a fresh session carrying the student's latest change, which the URL (one run
         behind) would otherwise overwrite.
         """
-        _seeded_this_run()[self.name] = None
+        _seeded_this_run()[self.name] = default
         kept = st.session_state.get(KEPT, {})
         if self.name in kept:
             # Its widget was not drawn in the last run (see `keep_undrawn`): set through the API,
@@ -137,21 +142,29 @@ def keep_undrawn() -> None:
 
 
 def mirror() -> None:
-    """Write the current value of every key seeded in this run to the query string, in the
-    order the page seeded them (a new key is added at the URL's end)."""
-    for name in _seeded_this_run():
+    """Write the current value of every key seeded in this run that differs from its default
+    to the query string, in the order the page seeded them (a new key is added at the URL's
+    end); drop the declared keys this run left at their default or did not draw."""
+    seeded = _seeded_this_run()
+    for name in DECLARED:
+        if name not in seeded and name in st.query_params:
+            del st.query_params[name]
+    for name, default in seeded.items():
         if name not in st.session_state:
-            continue
+            continue  # the browser's value, taken when the widget is drawn: the URL's stays
         value = st.session_state[name]
-        if not DECLARED[name].in_url(value):
+        key = DECLARED[name]
+        if not key.in_url(value) or (value == default and not key.always):
+            if name in st.query_params:
+                del st.query_params[name]
             continue
         text = url_text(value)
         if st.query_params.get(name) != text:
             st.query_params[name] = text
 
 
-def _seeded_this_run() -> dict[str, None]:
-    """The keys seeded in this run, in order (a dict: an ordered set)."""
+def _seeded_this_run() -> dict[str, Any]:
+    """The keys seeded in this run, in order, each with its default."""
     return st.session_state.setdefault(SEEDED_THIS_RUN, {})
 
 
@@ -177,7 +190,7 @@ def fits_in_url(text: str) -> bool:
 
 # The page's own keys (app.py's sidebar; a page script runs again every run, so they are
 # declared here, once).
-MODEL = UrlKey("model")
-TEXT = UrlKey("text", in_url=fits_in_url)
+MODEL = UrlKey("model", always=True)
+TEXT = UrlKey("text", in_url=fits_in_url, always=True)
 PRESENT = UrlKey("present", parse_bool)
 DECODING = UrlKey("decoding")
