@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui
 from runtime.registry import MODELS
+from tests.linked import linked
 from tests.plotly_data import plotly_array
 from ui.attention_tab import flat_cross_attention_note
 from ui.controls import HEAD_ROW_COLUMNS
@@ -70,7 +71,7 @@ def test_every_view_renders(model):
     for view in ALL_VIEWS[: len(views)]:
         at.radio(key="view").set_value(view).run()
         assert not at.exception, (view, at.exception)
-        assert at.query_params["view"] == view
+        assert linked(at, "view") == view
         figures = _figures(at)
         assert figures and all(f["layout"]["title"]["text"] for f in figures)
     if has_decoder:

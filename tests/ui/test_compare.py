@@ -19,6 +19,7 @@ import ui
 from model.transformer import RunSettings
 from runtime import registry
 from runtime.trace import run
+from tests.linked import linked
 from tests.plotly_data import plotly_array
 from ui import compare_tab, state
 from viz.compare import compare, difference_figure, largest_change, matched_pairs
@@ -195,7 +196,7 @@ def test_the_lecture_scene_opens_two_sentences_side_by_side():
     it, animal = tokens.index("it"), tokens.index("animal")
     custom = plotly_array(difference["data"][0]["customdata"])
     assert custom[it, animal, 1] < custom[it, animal, 0]
-    assert at.query_params["compare_text"] == WIDE and at.query_params["compare_mode"] == "texts"
+    assert at.query_params["compare_text"] == WIDE and linked(at, "compare_mode") == "texts"
 
 
 def test_heatmaps_that_must_stack_take_the_presentation_size():

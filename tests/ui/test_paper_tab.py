@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from runtime import registry
+from tests.linked import linked
 from ui import paper_tab
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
@@ -53,9 +54,8 @@ def charts(at: AppTest) -> dict[str, dict]:
     }
 
 
-def param(at: AppTest, key: str) -> str:
-    value = at.query_params[key]
-    return value[0] if isinstance(value, list) else value
+def param(at: AppTest, key: str) -> str | None:
+    return linked(at, key)
 
 
 def open_tab(at: AppTest) -> str:

@@ -20,7 +20,8 @@ from runtime.attribution import METHODS, attribute
 from runtime.loaded import supervised_head
 from runtime.registry import MODELS, ModelUnavailable
 from runtime.trace import run
-from ui import scenes, state, url
+from tests.linked import linked
+from ui import scenes, state
 from ui.scenes import Scene, SceneError, apply_scene, fit_problems, neighbours, parse_scenes
 from viz.atlas import corpus_statistics
 from viz.attribution import aer_table, attention_panels, row_normalised
@@ -466,15 +467,6 @@ def lesson_page(tmp_path, monkeypatch):
 def param(at: AppTest, key: str) -> str | None:
     value = at.query_params.get(key)
     return value[0] if isinstance(value, list) else value
-
-
-def linked(at: AppTest, key: str) -> str | None:
-    """What a link to the page opens `key` at: the URL's value, else (a link leaves out a key
-    at its default) the default the run seeded it with."""
-    value = param(at, key)
-    if value is None and key in at.session_state[url.SEEDED_THIS_RUN]:
-        return url.url_text(at.session_state[url.SEEDED_THIS_RUN][key])
-    return value
 
 
 def test_next_and_back_step_through_the_lesson_and_keep_the_step_in_the_url(lesson_page):

@@ -376,9 +376,7 @@ def test_todays_keys_are_still_declared_and_round_trip():
 def test_a_link_holds_neither_defaults_nor_a_closed_tabs_view():
     """Issue 45, item 11: the Compare tab's text stayed in the URL after the tab was left, and
     every default value was written out (a link of about 1,000 characters)."""
-    at = _open(
-        {"model": ENCODER_DECODER, "text": TEXT, "tab": "Compare", "compare_text": TEXT_B}
-    )
+    at = _open({"model": ENCODER_DECODER, "text": TEXT, "tab": "Compare", "compare_text": TEXT_B})
     assert not at.exception, [e.value for e in at.exception]
     assert at.query_params.get("compare_text") == TEXT_B
     at.query_params["tab"] = "Attention"
