@@ -194,11 +194,22 @@ def test_the_first_heatmap_starts_on_the_first_screen(server, pages, screen):
 
 @pytest.mark.parametrize("model", ["minilm-l6", "en-de"])
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.name)
-def test_every_tab_of_the_tab_bar_is_in_view(server, pages, screen, model):
+def test_every_tab_of_the_tab_bar_is_in_view(server, browser, screen, model):
     """At 1280 px with the sidebar open the last tab sat past the page's edge, behind a scroll
     arrow (issue 45, item 9): every tab is now within the main area, on one row, on MiniLM's
-    page and on the default model's (whose output line stands above the tabs)."""
-    page, _ = open_page(server, pages, screen, {"model": model})
+    page and on the default model's (whose output line stands above the tabs). A new browser
+    context, as a newcomer's first visit: the arrow was seen there, not on a reused page."""
+    context = browser.new_context(viewport={"width": screen.width, "height": screen.height})
+    try:
+        _tab_bar_in_view(server, context, screen, model)
+    finally:
+        context.close()
+
+
+def _tab_bar_in_view(server, context, screen: Screen, model: str) -> None:
+    page, _ = harness.watched_page(context)
+    present = "1" if screen.presentation else "0"
+    page.goto(server.url + "/?" + urlencode({"model": model, "present": present}))
     harness.wait_drawn(page)
     boxes = page.evaluate(
         """() => [...document.querySelectorAll('[data-testid="stTab"]')].map(t => {
@@ -220,3 +231,12 @@ def test_every_tab_of_the_tab_bar_is_in_view(server, pages, screen, model):
     ]
     assert not outside, f"tabs past the main area's edge at {right_edge:.0f} px: {outside}"
     assert len({round(top) for *_, top in boxes}) == 1, "the tab bar took more than one row"
+    # Streamlit's scroll arrow, drawn over the last tab's end even where the tabs fit (seen in
+    # some fresh contexts over "The paper, live" at 1280: its last 20 px cut, the tabs 3 px
+    # inside the edge; ui/page.css hides it, as the wrapping tab list never scrolls)
+    arrows = page.evaluate(
+        """() => [...document.querySelectorAll(
+            '[data-testid="stTabsScrollRight"], [data-testid="stTabsScrollLeft"]')]
+            .filter(b => b.checkVisibility()).map(b => b.dataset.testid)"""
+    )
+    assert arrows == [], f"a scroll arrow over the tab bar: {arrows}"
