@@ -23,6 +23,7 @@ from .style import (
     fit_title,
     grid_size,
     label_step,
+    labels_lie_level,
     safe,
     safe_all,
 )
@@ -259,6 +260,7 @@ def heatmap(
     size = grid_size(row_texts, len(keys), presentation)
     key_axis = token_axis("key (attended to)", k_labels, side="top")
     fit_width(size, key_axis, "key (attended to)", k_labels, row_texts, max_width, presentation)
+    level = labels_lie_level(key_axis["ticktext"], row_texts, size["width"], presentation)
     apply_layout(
         fig,
         title,
@@ -272,7 +274,7 @@ def heatmap(
         fig.update_yaxes(
             title={"text": DECODER_ROWS_AXIS}, ticktext=decoder_row_labels(trace, kept_q)
         )
-    return fit_title(fig, keys)
+    return fit_title(fig, keys, level=level)
 
 
 def fit_width(
@@ -516,6 +518,9 @@ def token_heatmap(
     size = grid_size(row_tokens, len(columns), presentation)
     column_axis_layout = token_axis(column_axis, columns, side="top")
     fit_width(size, column_axis_layout, column_axis, columns, row_tokens, max_width, presentation)
+    level = labels_lie_level(
+        column_axis_layout["ticktext"], row_tokens, size["width"], presentation
+    )
     apply_layout(
         fig,
         title,
@@ -524,4 +529,4 @@ def token_heatmap(
         xaxis=column_axis_layout,
         yaxis=token_axis(row_axis, rows, autorange="reversed"),
     )
-    return fit_title(fig, column_tokens)
+    return fit_title(fig, column_tokens, level=level)

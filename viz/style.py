@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import math
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -192,13 +193,41 @@ def layer_head_axes(layers: Sequence[int], heads: Sequence[int]) -> dict:
     }
 
 
+def column_px(row_labels: Sequence[str], n_columns: int, width: float, presentation: bool) -> float:
+    """The width of one column of a heatmap drawn `width` px wide (`grid_size`'s rooms for row
+    labels and colour bar taken off)."""
+    plot_px = width - row_label_room(row_labels, presentation) - colorbar_room(presentation)
+    return max(plot_px, 1) / max(n_columns, 1)
+
+
 def label_step(row_labels: Sequence[str], n_columns: int, width: float, presentation: bool) -> int:
     """Label every n-th column when a heatmap must be drawn `width` px wide, narrower than
     `grid_size` asks: 1 while every column has room for an upright label (a line's height,
     1.3 font sizes), else the smallest step that gives each labelled column that much room."""
-    plot_px = width - row_label_room(row_labels, presentation) - colorbar_room(presentation)
-    cell = max(plot_px, 1) / max(n_columns, 1)
+    cell = column_px(row_labels, n_columns, width, presentation)
     return max(1, math.ceil(1.3 * font_px(presentation) / cell))
+
+
+def text_width_fonts(text: str) -> float:
+    """A label's estimated width in font sizes: CHAR_WIDTH a character, twice that for a wide
+    one (Chinese, Japanese, Korean, most emoji), which takes a full square."""
+    return sum(
+        2 * CHAR_WIDTH if unicodedata.east_asian_width(c) in "WF" else CHAR_WIDTH for c in text
+    )
+
+
+def labels_lie_level(
+    labels: Sequence[str], row_labels: Sequence[str], width: float, presentation: bool
+) -> bool:
+    """Whether Plotly draws these column labels of a heatmap `width` px wide level: it turns
+    them once two neighbours' boxes (each 2 px wider than its text) would meet, which is read
+    here with the labels' estimated widths. The page draws a figure at its container's width,
+    which is not narrower than the width a heatmap asks for on the screens it is laid out for
+    (`ui.state.main_width_px`)."""
+    font = font_px(presentation)
+    cell = column_px(row_labels, len(labels), width, presentation)
+    widths = [text_width_fonts(label) * font + 2 for label in labels]
+    return all((a + b) / 2 <= cell for a, b in zip(widths, widths[1:]))
 
 
 def grid_size(
@@ -267,11 +296,18 @@ def _title_lines(title: str, width: int) -> list[str]:
     return lines
 
 
+# Room above the plot for a top axis whose labels lie level, in font sizes: the axis title and a
+# line of labels with their gaps (measured in Chromium: the axis title's top stands 4.4-4.7 font
+# sizes above the plot, at 1280 px and in presentation mode at 1920).
+LEVEL_AXIS_FONTS = 4.9
+
+
 def fit_title(
     fig: go.Figure,
     top_axis_tokens: Sequence[str] = (),
     max_chars: int = TITLE_LINE_CHARS,
     top_room: int | None = None,
+    level: bool = False,
 ) -> go.Figure:
     """Wrap the title into as few lines as fit (at " · ", else at spaces) and make room for it
     at the top.
@@ -279,6 +315,9 @@ def fit_title(
     Plotly neither wraps titles nor leaves room for a title of several lines above a token axis
     drawn at the top, so the top margin is computed here from the line count and the tokens
     (turned by 45°), or is given as `top_room` pixels for what else stands above the plot.
+    Tokens known to lie `level` (`labels_lie_level`) take a line's height only: the margin and
+    the figure are both shorter by the rest, so the plot keeps its size, no blank band parts
+    it from its title, and a laptop's first screen shows more of it.
     """
     title_size = fig.layout.title.font.size
     if fig.layout.width:  # a figure of known width: as many characters as fit in it
@@ -290,11 +329,15 @@ def fit_title(
     # The title hangs half a line below the top edge; half a line more keeps it off the plot.
     title_room = line_height * (len(lines) + 1)
     axis_room = top_room or 0
+    saved = 0
     if top_axis_tokens:
         # Axis title plus tick labels, which Plotly may turn upright: up to CHAR_WIDTH font sizes
         # of height per character.
         longest = min(max(len(token) for token in top_axis_tokens), 24)
         axis_room = round(fig.layout.font.size * (3.2 + CHAR_WIDTH * longest))
+        if level:
+            saved = max(0, axis_room - round(fig.layout.font.size * LEVEL_AXIS_FONTS))
+            axis_room -= saved
     fig.update_layout(
         title={
             "text": "<br>".join(lines),
@@ -307,6 +350,6 @@ def fit_title(
             "pad": {"t": line_height // 2 + (len(lines) - 1) * line_height // 2},
         },
         margin={"t": title_room + axis_room},
-        height=(fig.layout.height or 450) + title_room,
+        height=(fig.layout.height or 450) + title_room - saved,
     )
     return fig

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from viz import paper, style
@@ -51,3 +52,46 @@ def test_log_ticks_cover_the_values_and_never_crowd(low, high):
 def test_log_ticks_fall_back_to_decades_over_a_wide_range():
     ticks = style.log_ticks(0.0007, 900.0)
     assert ticks["ticktext"] == ["0.0001", "0.001", "0.01", "0.1", "1", "10", "100", "1000"]
+
+
+def test_wide_characters_count_twice_in_a_labels_width():
+    """A Chinese character or an emoji takes a full square, a Latin letter about 0.6 of one."""
+    assert style.text_width_fonts("dog") == pytest.approx(3 * style.CHAR_WIDTH)
+    assert style.text_width_fonts("狗") == pytest.approx(2 * style.CHAR_WIDTH)
+    assert style.text_width_fonts("👍") == pytest.approx(2 * style.CHAR_WIDTH)
+
+
+def test_labels_lie_level_only_where_neighbours_leave_each_other_room():
+    """Plotly turns a category axis's labels once two neighbours' boxes meet: eight short words
+    across a laptop's figure lie level; the same number of 12-letter words, or of 6-character
+    Chinese labels, in the same width would meet."""
+    rows = ["The", "small", "dog"]
+    short = ["The", "small", "dog", "sees", "the", "old", "man", "."]
+    assert style.labels_lie_level(short, rows, 652, presentation=False)
+    assert not style.labels_lie_level(["extraordinary"] * 8, rows, 652, presentation=False)
+    assert not style.labels_lie_level(["注意力机制模型"] * 8, rows, 652, presentation=False)
+    # at the width the boxes need exactly, and one pixel short of it
+    font = style.font_px(False)
+    needed = (style.text_width_fonts("small") * font + 2) * 8
+    width = needed + style.row_label_room(rows, False) + style.colorbar_room(False)
+    assert style.labels_lie_level(["small"] * 8, rows, width, presentation=False)
+    assert not style.labels_lie_level(["small"] * 8, rows, width - 8, presentation=False)
+
+
+def test_level_labels_shorten_the_margin_and_the_figure_alike():
+    """The room fit_title keeps above a top axis of level labels is shorter, and the figure by
+    as much: the plot between the margins keeps its height."""
+    tokens = ["The", "small", "dog", "sees"]
+
+    def fitted(level):
+        fig = go.Figure(go.Heatmap(z=[[0, 1]]))
+        style.apply_layout(fig, "a title", height=400)
+        fig.update_xaxes(side="top")
+        return style.fit_title(fig, tokens, level=level)
+
+    upright, level = fitted(False), fitted(True)
+    assert level.layout.margin.t < upright.layout.margin.t
+    assert upright.layout.height - level.layout.height == (
+        upright.layout.margin.t - level.layout.margin.t
+    )
+    assert level.layout.margin.t >= round(style.FONT_SIZE * 4.4) + round(1.3 * style.TITLE_SIZE)
