@@ -15,5 +15,5 @@ def linked(at: AppTest, key: str) -> str | None:
         value = value[0]
     seeded = at.session_state[url.SEEDED_THIS_RUN]
     if value is None and key in seeded:
-        return url.url_text(seeded[key])
+        return url.DECLARED[key].text(seeded[key])
     return value

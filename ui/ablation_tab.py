@@ -2,7 +2,7 @@
 
 The switched-off heads are a per-call setting of the run (RunSettings.ablate, passed through
 state.get_trace); the shared model is never modified. They are mirrored in the URL as one compact
-string, e.g. ablate=encoder_self:0:1,cross:5:3 (kind:layer:head, counted from 0).
+string, e.g. ablate=encoder_self:1:2,cross:6:4 (kind:layer:head, counted from 1 as on screen).
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ HELP = (
 
 
 def parse_ablation(raw: str, trace: Trace) -> tuple[Head, ...]:
-    """ "kind:layer:head,..." -> the valid heads of this Trace's model, sorted; anything else in
-    the string (unknown kinds, out-of-range numbers, stray text) is ignored."""
+    """ "kind:layer:head,..." (counted from 1) -> the valid heads of this Trace's model, as
+    indices from 0, sorted; anything else in the string (unknown kinds, out-of-range numbers,
+    stray text) is ignored."""
     heads = set()
     for item in str(raw).split(","):
         parts = item.strip().split(":")
@@ -53,14 +54,15 @@ def parse_ablation(raw: str, trace: Trace) -> tuple[Head, ...]:
         kind, layer, head = parts
         if not (_INDEX.fullmatch(layer) and _INDEX.fullmatch(head)):
             continue
-        layer, head = int(layer), int(head)
-        if layer < trace.n_layers and head < trace.n_heads:
+        layer, head = int(layer) - 1, int(head) - 1
+        if 0 <= layer < trace.n_layers and 0 <= head < trace.n_heads:
             heads.add((kind, layer, head))
     return tuple(sorted(heads))
 
 
 def format_ablation(heads: tuple[Head, ...]) -> str:
-    return ",".join(f"{kind}:{layer}:{head}" for kind, layer, head in sorted(heads))
+    """The heads (indices from 0) as the URL holds them, counted from 1 as on screen."""
+    return ",".join(f"{kind}:{layer + 1}:{head + 1}" for kind, layer, head in sorted(heads))
 
 
 def choose_heads(trace: Trace) -> tuple[Head, ...]:

@@ -29,14 +29,14 @@ from viz.stats import STATISTICS, statistic_grid
 
 from . import controls, state
 from .paper_tab import ATTENTION_TAB
-from .url import UrlKey
+from .url import UrlKey, counted
 
 TAB_LABEL = "Head atlas"
 ATLAS_CORPUS = UrlKey("atlas_corpus")
 ATLAS_VIEW = UrlKey("atlas_view")
 ATLAS_KIND = UrlKey("atlas_kind")
-ATLAS_LAYER = UrlKey("atlas_layer", int)
-ATLAS_HEAD = UrlKey("atlas_head", int)
+ATLAS_LAYER = counted("atlas_layer")
+ATLAS_HEAD = counted("atlas_head")
 ATLAS_STAT = UrlKey("atlas_stat")
 ATLAS_COLOUR = UrlKey("atlas_colour")
 ATLAS_PROJECTION = UrlKey("atlas_projection")

@@ -31,7 +31,7 @@ from viz.style import fit_title
 from . import controls, state
 from .controls import HEAD_MEAN
 from .text import escape_markdown
-from .url import UrlKey, parse_bool, parse_int_list
+from .url import UrlKey, counted_list, parse_bool
 
 FIGURE_SHARE = 0.8  # of the page's width: the figure's column, beside the explanation
 ALL_TOKENS = "all"  # the token-links focus that shows every token's lines
@@ -50,7 +50,7 @@ STRETCH = UrlKey("stretch", parse_bool)
 HIDE_SPECIAL = UrlKey("hide_special", parse_bool)
 QUERY = UrlKey("query", int)  # a position, not a word: tokens repeat ("the … the")
 KEY_TOKEN = UrlKey("key_token", int)
-HEADS = UrlKey("heads", parse_int_list)
+HEADS = counted_list("heads")
 FOCUS = UrlKey("focus")
 STEP = UrlKey("step", int)
 

@@ -22,11 +22,11 @@ from viz.attribution import (
 from viz.decoding import gold_alignment
 
 from . import controls, state, tables
-from .url import UrlKey, fits_in_url
+from .url import UrlKey, counted, fits_in_url
 
 TAB_LABEL = "Attention vs gradients"
-ATTR_LAYER = UrlKey("attr_layer", int)
-ATTR_HEAD = UrlKey("attr_head", int)
+ATTR_LAYER = counted("attr_layer")
+ATTR_HEAD = counted("attr_head")
 ATTR_STEPS = UrlKey("attr_steps", int)
 ATTR_TEXT_B = UrlKey("attr_text", in_url=fits_in_url)  # a longer text stays out of the URL
 STEP_CHOICES = [16, 32, 64, 128]

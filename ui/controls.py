@@ -15,7 +15,7 @@ import streamlit as st
 from viz.attention import head_label
 from viz.style import KIND_LABELS
 
-from .url import UrlKey
+from .url import UrlKey, counted
 
 HEAD_MEAN = -1  # the "mean over heads" choice in a head selector
 # Widths of a row of kind, layer and head selectors. The kind column is the widest: a select box
@@ -25,8 +25,19 @@ HEAD_ROW_COLUMNS = [5, 2, 3]
 
 # The Attention and Compare tabs' head, shared: a head chosen in one opens in the other.
 KIND = UrlKey("kind")
-LAYER = UrlKey("layer", int)
-HEAD = UrlKey("head", int)
+LAYER = counted("layer")
+
+
+def parse_head_choice(raw: str) -> int:
+    """A head counted from 1, or "mean" for the mean over heads."""
+    return HEAD_MEAN if raw == "mean" else int(raw) - 1
+
+
+def head_choice_text(value: int) -> str:
+    return "mean" if value == HEAD_MEAN else str(value + 1)
+
+
+HEAD = UrlKey("head", parse_head_choice, text=head_choice_text)
 
 
 def seed_kind(key: UrlKey, kinds: list[str]) -> None:

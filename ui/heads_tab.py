@@ -11,14 +11,14 @@ from viz.rollout import rollout_figure
 from viz.stats import STATISTIC_BY_COLUMN, STATISTICS, head_statistics, statistic_grid
 
 from . import controls, state
-from .url import UrlKey
+from .url import UrlKey, counted
 
 STATS_KIND = UrlKey("stats_kind")
-# The chosen row of the statistics table, as its layer and head (from 0).
-STATS_LAYER = UrlKey("stats_layer", int)
-STATS_HEAD = UrlKey("stats_head", int)
+# The chosen row of the statistics table, as its layer and head (from 0; from 1 in the URL).
+STATS_LAYER = counted("stats_layer")
+STATS_HEAD = counted("stats_head")
 STAT = UrlKey("stat")
-ROLLOUT_LAYER = UrlKey("rollout_layer", int)
+ROLLOUT_LAYER = counted("rollout_layer")
 
 STATISTICS_HELP = (
     "Every number is a mean over the head's query rows. **Entropy** measures how spread out a "
@@ -62,7 +62,7 @@ def _statistics_section(ctx: state.ViewContext) -> None:
         )
         for column in offered
     }
-    # The chosen head is kept as its layer and head (0-based, as `layer` and `head` in the URL),
+    # The chosen head is kept as its layer and head (as `layer` and `head` are),
     # so the same head stays chosen when the kind changes, and a reload restores it.
     controls.seed_layer(STATS_LAYER, trace.n_layers)
     controls.seed_head(STATS_HEAD, trace.n_heads)

@@ -33,7 +33,7 @@ from viz.style import FULL_PAGE_TITLE_CHARS, KIND_LABELS, fit_title, safe
 
 from . import controls, state, tables
 from .text import escape_markdown
-from .url import UrlKey, parse_bool, parse_int_list
+from .url import UrlKey, counted, counted_list, parse_bool
 
 TAB_LABEL = "The paper, live"
 # The other tabs Figure 1 opens (their labels in app.py's TABS).
@@ -49,8 +49,8 @@ VIEWS = {
 }
 VIEW = UrlKey("paper_view")
 KIND = UrlKey("paper_kind")
-LAYER = UrlKey("paper_layer", int)
-HEAD = UrlKey("paper_head", int)
+LAYER = counted("paper_layer")
+HEAD = counted("paper_head")
 HEAD_KEYS = (KIND, LAYER, HEAD)  # the kind, layer and head of Figure 2 and the views after it
 WINDOW = UrlKey("paper_r", int)
 # Figures 3-5: the figure, the sentence, its query word and antecedent, the heads drawn.
@@ -58,8 +58,8 @@ HEADS_FIGURE = UrlKey("paper_hfig")
 HEADS_TEXT = UrlKey("paper_htext")
 HEADS_WORD = UrlKey("paper_hword", int)
 HEADS_ANTECEDENT = UrlKey("paper_hante", int)
-HEADS_LAYER = UrlKey("paper_hlayer", int)
-HEADS_HEADS = UrlKey("paper_hheads", parse_int_list)
+HEADS_LAYER = counted("paper_hlayer")
+HEADS_HEADS = counted_list("paper_hheads")
 HEADS_ALL_WORDS = UrlKey("paper_hall", parse_bool)
 FIGURE_LABELS = {
     "3": "Figure 3: long distance",

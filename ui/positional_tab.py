@@ -15,7 +15,7 @@ from viz.attention import heatmap
 from viz.style import KIND_LABELS
 
 from . import controls, rope_section, state, tables
-from .url import UrlKey
+from .url import UrlKey, counted
 
 MAX_POSITIONS = 1000
 MAX_SIMILARITY_POSITIONS = 200  # a 1000×1000 matrix would be 1M cells sent to the browser
@@ -24,8 +24,8 @@ D_MODEL = UrlKey("pos_d", int)
 SHIFT = UrlKey("pos_k", int)
 # A lesson step on PE(pos+k) (ui/scenes.toml) opens with that section, not below the table.
 FIRST = UrlKey("pos_first")
-LAYER = UrlKey("pos_layer", int)
-HEAD = UrlKey("pos_head", int)
+LAYER = counted("pos_layer")
+HEAD = counted("pos_head")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

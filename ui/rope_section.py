@@ -10,10 +10,10 @@ from runtime import rope
 from viz import rope as rope_figures
 
 from . import controls, state
-from .url import UrlKey
+from .url import UrlKey, counted
 
-LAYER = UrlKey("rope_layer", int)
-HEAD = UrlKey("rope_head", int)
+LAYER = counted("rope_layer")
+HEAD = counted("rope_head")
 QUERY = UrlKey("rope_query", int)
 KEY = UrlKey("rope_key", int)
 GRID_POSITIONS = 48  # the score grid: 48 × 48 positions, enough to see the diagonals

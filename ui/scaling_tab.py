@@ -12,7 +12,7 @@ from viz.attention import heatmap
 from viz.style import KIND_LABELS
 
 from . import controls, state, tables
-from .url import UrlKey
+from .url import UrlKey, counted
 
 SEED = 0
 VARIANCE_SAMPLES = 2000  # per d_k: the estimate is within about ±3% (1 s.d.) of d_k
@@ -24,8 +24,8 @@ DK = UrlKey("scaling_dk", int)
 N_KEYS = UrlKey("scaling_n", int)
 TEMPERATURE = UrlKey("scaling_T", float)
 KIND = UrlKey("scaling_kind")
-LAYER = UrlKey("scaling_layer", int)
-HEAD = UrlKey("scaling_head", int)
+LAYER = counted("scaling_layer")
+HEAD = counted("scaling_head")
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -3,7 +3,7 @@
 The scenes live in a data file (`scenes.toml`, one `[[scene]]` table each) so a lecturer can add
 their own without touching code. A scene sets the model and the text, and optionally the view
 (tab, attention view, kind, layer, head). Layer and head are written from 1 in the file, as people
-read them; the session keys of the Attention tab count from 0. Any other view setting (the √d_k
+read them and as the URL holds them; the session keys count from 0. Any other view setting (the √d_k
 comparison, the paper's figures, ...) is a `settings` table of URL parameter names and values,
 written as they stand in the page's URL (a value the view cannot use falls back to its default).
 
@@ -31,7 +31,7 @@ from .attribution_tab import TAB_LABEL as ATTRIBUTION_TAB
 from .paper_tab import ATTENTION_TAB, POSITIONAL_TAB, SCALING_TAB
 from .paper_tab import TAB_LABEL as PAPER_TAB
 from .text import escape_markdown
-from .url import UrlKey
+from .url import DECLARED, UrlKey, url_text
 
 SCENE = UrlKey("scene", int, in_url=lambda step: step is not None)  # the lesson step, from 1
 
@@ -183,7 +183,8 @@ def fit_problems(scene: Scene, n_layers: int, n_heads: int, kinds) -> list[str]:
 
 
 def apply_scene(scene: Scene, session: MutableMapping[str, Any]) -> None:
-    """Write the scene into the session keys the page's widgets read (layer and head from 0).
+    """Write the scene into the session keys the page's widgets read (layer and head from 0;
+    the other settings are read as the page reads them from its URL).
 
     A scene that sets part of the attention view without naming a tab opens the Attention tab,
     where that view is drawn.
@@ -202,7 +203,20 @@ def apply_scene(scene: Scene, session: MutableMapping[str, Any]) -> None:
         session["layer"] = scene.layer - 1
     if scene.head is not None:
         session["head"] = scene.head - 1
-    session.update(scene.settings)
+    for name, value in scene.settings:
+        session[name] = _as_in_url(name, value)
+
+
+def _as_in_url(name: str, value: str | int | bool) -> Any:
+    """A setting written as the page's URL writes it (a layer or head from 1), read as the page
+    reads its URL; one the key's parser rejects is left for the view's own check to replace."""
+    key = DECLARED.get(name)
+    if key is None:
+        return value
+    try:
+        return key.parse(url_text(value))
+    except (TypeError, ValueError):
+        return value
 
 
 def go_to(scenes: list[Scene], step: int | None, session: MutableMapping[str, Any]) -> None:

@@ -56,6 +56,25 @@ def url_text(value: Any) -> str:
     return str(value)
 
 
+def parse_counted(raw: str) -> int:
+    """A layer or head as the screen counts it, from 1 ("3"), to the index the page uses (2)."""
+    return int(raw) - 1
+
+
+def counted_text(value: int) -> str:
+    """A layer or head index as the URL holds it: counted from 1, as on screen."""
+    return str(value + 1)
+
+
+def parse_counted_list(raw: str) -> list[int]:
+    """Heads counted from 1 ("1,3"), to their indices ([0, 2])."""
+    return [n - 1 for n in parse_int_list(raw)]
+
+
+def counted_list_text(value: list[int]) -> str:
+    return ",".join(str(n + 1) for n in value)
+
+
 def _always(_value: Any) -> bool:
     return True
 
@@ -63,13 +82,15 @@ def _always(_value: Any) -> bool:
 @dataclass(frozen=True)
 class UrlKey:
     """A session key mirrored in the URL under the same name. `parse` reads the URL's text
-    (raising ValueError or TypeError on a malformed one); `in_url` says whether a value is
-    written to the URL at all (a text too long for a URL is not)."""
+    (raising ValueError or TypeError on a malformed one) and `text` writes it; `in_url` says
+    whether a value is written to the URL at all (a text too long for a URL is not). Layers and
+    heads are counted from 1 in the URL, as on screen (`counted`), from 0 in the session."""
 
     name: str
     parse: Callable[[str], Any] = str
     in_url: Callable[[Any], bool] = _always
     always: bool = False  # written even at its default
+    text: Callable[[Any], str] = url_text  # the inverse of `parse`
 
     def __post_init__(self) -> None:
         if self.name in DECLARED:
@@ -123,6 +144,16 @@ class UrlKey:
             st.session_state[self.name] = value
 
 
+def counted(name: str) -> UrlKey:
+    """A layer or head key: its index in the session, counted from 1 in the URL as on screen."""
+    return UrlKey(name, parse_counted, text=counted_text)
+
+
+def counted_list(name: str) -> UrlKey:
+    """A key holding a list of heads: indices in the session, "1,3" in the URL."""
+    return UrlKey(name, parse_counted_list, text=counted_list_text)
+
+
 def start_run() -> None:
     """Forget the keys seeded by the last run (call it first thing in the page script)."""
     st.session_state[SEEDED_THIS_RUN] = {}
@@ -158,7 +189,7 @@ def mirror() -> None:
             if name in st.query_params:
                 del st.query_params[name]
             continue
-        text = url_text(value)
+        text = key.text(value)
         if st.query_params.get(name) != text:
             st.query_params[name] = text
 

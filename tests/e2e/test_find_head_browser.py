@@ -106,7 +106,7 @@ def test_an_overview_square_opens_its_head(server, browser):
         harness.wait_for_title(page, "layer 3, head 5")
         harness.wait_idle(page)
         # the heatmap is the default view: a link leaves it out
-        assert "view=" not in page.url and "layer=2" in page.url and "head=4" in page.url
+        assert "view=" not in page.url and "layer=3" in page.url and "head=5" in page.url
         _assert_clean(page, watch)
     finally:
         context.close()
@@ -145,7 +145,7 @@ def test_the_heads_table_row_survives_a_reload(server, browser):
         # (layer 1 is the default layer: a link leaves it out)
         page.wait_for_function(
             "() => !location.search.includes('stats_layer=')"
-            " && location.search.includes('stats_head=5')",
+            " && location.search.includes('stats_head=6')",
             timeout=harness.RENDER_TIMEOUT_MS,
         )
         page.reload()

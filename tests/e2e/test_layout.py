@@ -92,7 +92,7 @@ def pages() -> list[tuple[str, dict[str, str]]]:
         views += [("Compare", {"compare_mode": mode}) for mode in COMPARE_MODES]
         views += [("Attention", find) for find in FIND_THE_HEAD.get(model, ())]
         if model == "minilm-l6":
-            views += [("Heads & rollout", {"stats_layer": "3", "stats_head": "7"})]
+            views += [("Heads & rollout", {"stats_layer": "4", "stats_head": "8"})]
             views += [
                 (
                     "Head atlas",
@@ -111,7 +111,7 @@ def pages() -> list[tuple[str, dict[str, str]]]:
                 params["compare_text"] = SECOND_TEXTS[model]
             if extra.get("compare_mode") == "ablate":
                 kind = "decoder_self" if model in PAPER_ONLY_TABS else "encoder_self"
-                params["ablate"] = f"{kind}:0:1"
+                params["ablate"] = f"{kind}:1:2"
             found.append((page_id, params))
     return found
 

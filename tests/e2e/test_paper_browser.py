@@ -117,7 +117,7 @@ def test_tour_of_the_paper_views(server, browser):
     assert_clean(page, watch)
 
     # The sidebar opens Figure 2 in one click; the decoder's masked self-attention is shown.
-    page.goto(url(server, "en-de", paper_kind="decoder_self", paper_layer=2, paper_head=3))
+    page.goto(url(server, "en-de", paper_kind="decoder_self", paper_layer=3, paper_head=4))
     harness.wait_drawn(page)
     sidebar.get_by_role("radio", name="Figure 2", exact=True).click()
     harness.wait_drawn(page, charts=9)

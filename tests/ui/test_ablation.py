@@ -155,13 +155,16 @@ def test_step_comparison_by_hand(runs):
 
 def test_parse_ablation_keeps_valid_heads_and_ignores_the_rest(runs):
     trace = runs["intact"]  # 6 layers, 8 heads, three kinds
-    raw = "cross:5:3, encoder_self:0:1,x:99:99,<script>,encoder_self:6:0,decoder_self:0:8,,:::"
+    # counted from 1, as on screen: layer 6 head 4 of cross-attention is ("cross", 5, 3)
+    raw = "cross:6:4, encoder_self:1:2,x:99:99,<script>,encoder_self:7:1,decoder_self:1:9,,:::"
     assert parse_ablation(raw, trace) == (("cross", 5, 3), ("encoder_self", 0, 1))
-    for bad in ("", "encoder_self:-1:0", "encoder_self:٣:0", "encoder_self:1:2:3", "None"):
+    for bad in ("", "encoder_self:0:1", "encoder_self:1:0", "encoder_self:-1:1"):
+        assert parse_ablation(bad, trace) == ()
+    for bad in ("encoder_self:٣:1", "encoder_self:1:2:3", "None"):
         assert parse_ablation(bad, trace) == ()
     heads = (("encoder_self", 0, 1), ("cross", 5, 3))
     assert parse_ablation(format_ablation(heads), trace) == tuple(sorted(heads))
-    assert format_ablation(heads) == "cross:5:3,encoder_self:0:1"
+    assert format_ablation(heads) == "cross:6:4,encoder_self:1:2"
 
 
 # --- The tabs in the app -------------------------------------------------------------------------
@@ -245,7 +248,7 @@ def test_tabs_render_and_ablation_changes_results_and_url(model):
     at.run()
     at.multiselect(key="ablate_encoder_self").set_value(["L1 H2"]).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.query_params["ablate"] in ("encoder_self:0:1", ["encoder_self:0:1"])
+    assert at.query_params["ablate"] in ("encoder_self:1:2", ["encoder_self:1:2"])
     grid = chart(at, "change in attention")
     z = values(grid["data"][0]["z"])
     assert (z[0] == 0).all() and (z[1:] > 0).any()
@@ -262,7 +265,7 @@ def test_tabs_render_and_ablation_changes_results_and_url(model):
 
 
 def test_the_url_seeds_the_ablation():
-    at = app("paper-untrained", ablate="encoder_self:0:1,cross:5:3")
+    at = app("paper-untrained", ablate="encoder_self:1:2,cross:6:4")
     assert not at.exception, [e.value for e in at.exception]
     assert at.multiselect(key="ablate_encoder_self").value == ["L1 H2"]
     assert at.multiselect(key="ablate_cross").value == ["L6 H4"]
@@ -281,7 +284,7 @@ def test_a_bad_ablate_value_in_the_url_is_ignored():
 def test_the_tab_opens_on_the_first_kind_the_ablation_changes():
     """A cross-attention head of layer 1 switched off leaves the encoder as it was: the page
     opens on decoder self-attention, whose later layers read the changed decoder states."""
-    at = app("paper-untrained", ablate="cross:0:3")
+    at = app("paper-untrained", ablate="cross:1:4")
     assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="ablation_kind").value == "decoder_self"
     z = values(chart(at, "change in attention")["data"][0]["z"])
@@ -298,7 +301,7 @@ def test_a_whole_layer_is_one_choice_and_comes_back_from_the_url():
     at = app("paper-untrained")
     at.multiselect(key="ablate_encoder_self").set_value(["L2: all 8 heads", "L3 H1"]).run()
     assert not at.exception, [e.value for e in at.exception]
-    expected = ",".join([f"encoder_self:1:{h}" for h in range(8)] + ["encoder_self:2:0"])
+    expected = ",".join([f"encoder_self:2:{h}" for h in range(1, 9)] + ["encoder_self:3:1"])
     assert at.query_params["ablate"] in (expected, [expected])
     # Layer 2's heads all changed nothing in layer 1 and changed every later layer.
     z = values(chart(at, "change in attention")["data"][0]["z"])

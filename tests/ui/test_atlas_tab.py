@@ -48,7 +48,7 @@ def test_the_roles_view_shows_every_head_over_the_built_in_corpus():
 
 
 def test_one_head_shows_every_query_and_key_of_the_translators_corpus():
-    at = open_tab("en-de", atlas_view="head", atlas_kind="cross", atlas_layer="0", atlas_head="5")
+    at = open_tab("en-de", atlas_view="head", atlas_kind="cross", atlas_layer="1", atlas_head="6")
     (figure,) = charts(at)
     queries, keys = figure["data"]
     said = " ".join(c.value for c in at.caption)
@@ -77,8 +77,8 @@ def test_one_head_by_tsne_with_a_named_token_in_colour():
     at = open_tab(
         "minilm-l6",
         atlas_view="head",
-        atlas_layer="1",
-        atlas_head="2",
+        atlas_layer="2",
+        atlas_head="3",
         atlas_projection="tsne",
         atlas_colour="token",
         atlas_token="It",

@@ -82,7 +82,7 @@ def test_every_view_renders(model):
 
 
 def test_url_sets_the_view():
-    at = _app(model="paper-untrained", view="links", kind="cross", layer="2", focus="q1")
+    at = _app(model="paper-untrained", view="links", kind="cross", layer="3", focus="q1")
     assert not at.exception
     assert at.radio(key="view").value == "links"
     title = _figures(at)[0]["layout"]["title"]["text"]
@@ -94,7 +94,7 @@ def test_url_sets_the_view():
 
 
 def test_bad_url_values_fall_back():
-    at = _app(model="minilm-l6", view="decoding", layer="99", head="x")
+    at = _app(model="minilm-l6", view="decoding", layer="100", head="x")
     assert not at.exception
     assert at.radio(key="view").value == "heatmap"  # MiniLM has no decoder
     assert "layer 1, head 1" in _figures(at)[0]["layout"]["title"]["text"]
@@ -112,7 +112,7 @@ def test_typed_sentence_labels_the_heatmap_and_layer_head_redraw():
     at.selectbox(key="head").set_value(5).run()
     second = _figures(at)[0]
     assert "layer 4, head 6" in second["layout"]["title"]["text"]
-    assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
+    assert at.query_params["layer"] == "4" and at.query_params["head"] == "6"  # as on screen
     assert not np.array_equal(
         plotly_array(first["data"][0]["z"]), plotly_array(second["data"][0]["z"])
     )
@@ -211,7 +211,7 @@ def test_find_the_head_names_decoder_rows_by_the_token_written():
 
 
 def test_the_overview_has_no_layer_slider_and_its_cells_report_clicks():
-    at = _app(model="minilm-l6", view="overview", layer="3")
+    at = _app(model="minilm-l6", view="overview", layer="4")
     assert not at.exception
     assert not at.tabs[0].get("select_slider")  # every layer is shown: nothing to choose
     overview_figure = _figures(at)[0]
@@ -221,7 +221,7 @@ def test_the_overview_has_no_layer_slider_and_its_cells_report_clicks():
     chart = at.tabs[0].get("plotly_chart")[0].proto
     assert list(chart.selection_mode)
     # The URL's layer is kept for the other views.
-    assert at.query_params["layer"] == "3"
+    assert at.query_params["layer"] == "4"
     at.radio(key="view").set_value("heatmap").run()
     assert at.select_slider(key="layer").value == 3
 
@@ -258,7 +258,7 @@ def test_the_translator_outlines_the_gold_antecedent_and_focuses_the_pronoun(adj
     """On the shipped translator, a sentence its grammar writes gets red squares in the row of
     'it' on the noun phrase it stands for, and one click opens that row in the token-links view."""
     text = f"The animal didn't cross the street because it was too {adjective}."
-    at = _app(model="en-de", text=text, kind="encoder_self", layer="2", head="0")
+    at = _app(model="en-de", text=text, kind="encoder_self", layer="3", head="1")
     assert not at.exception
     figure = _figures(at)[0]
     squares = [s for s in figure["layout"]["shapes"] if s["type"] == "rect"]

@@ -31,7 +31,7 @@ def open_tab(model: str, **params: str) -> AppTest:
 
 
 def test_the_translator_tab_draws_attributions_and_attention_scored_against_gold():
-    at = open_tab("en-de", attr_layer="3", attr_head="1", attr_steps="16")
+    at = open_tab("en-de", attr_layer="4", attr_head="2", attr_steps="16")
     assert not at.exception, [e.value for e in at.exception]
     sidecar = json.loads((Path(APP).parent / "model" / "weights" / "en-de.json").read_text())
     best = sidecar["metrics"]["alignment_error_rate"]["best"]
@@ -114,7 +114,7 @@ def test_a_sentence_with_few_gold_links_names_no_winner():
 
 
 def test_the_held_out_best_head_is_explained_with_its_held_out_aer():
-    at = open_tab("en-de", attr_layer="3", attr_head="1", attr_steps="16")
+    at = open_tab("en-de", attr_layer="4", attr_head="2", attr_steps="16")
     sidecar = json.loads((Path(APP).parent / "model" / "weights" / "en-de.json").read_text())
     best = sidecar["metrics"]["alignment_error_rate"]["best"]
     (caption,) = [c.value for c in at.caption if "held-out best" in c.value]

@@ -177,7 +177,7 @@ def _figures(at) -> list[dict]:
 
 
 def test_the_lecture_scene_opens_two_sentences_side_by_side():
-    at = _app(model="minilm-l6", text=TIRED, compare_text=WIDE, layer="3", head="1", present="1")
+    at = _app(model="minilm-l6", text=TIRED, compare_text=WIDE, layer="4", head="2", present="1")
     assert not at.exception, [e.value for e in at.exception]
     a, b, difference = _figures(at)
     assert a["layout"]["title"]["text"].startswith("text A · encoder self-attention · layer 4")
@@ -212,20 +212,20 @@ def test_heatmaps_that_must_stack_take_the_presentation_size():
 
 
 def test_modes_and_head_are_kept_in_the_url():
-    at = _app(model="paper-untrained", compare_mode="scale", layer="1", head="2")
+    at = _app(model="paper-untrained", compare_mode="scale", layer="2", head="3")
     assert not at.exception, [e.value for e in at.exception]
     titles = [f["layout"]["title"]["text"] for f in _figures(at)]
     assert "no scaling" in titles[1] and "layer 2, head 3" in titles[0]
     at.selectbox(key="head").set_value(4).run()
-    assert at.query_params["head"] == "4"
+    assert at.query_params["head"] == "5"
     assert all("layer 2, head 5" in f["layout"]["title"]["text"] for f in _figures(at))
     at.radio(key="compare_mode").set_value("ablate").run()
     assert not at.exception
     assert any("Choose heads above" in box.value for box in at.info)
-    at = _app(model="paper-untrained", compare_mode="ablate", ablate="encoder_self:0:1", layer="2")
+    at = _app(model="paper-untrained", compare_mode="ablate", ablate="encoder_self:1:2", layer="3")
     assert not at.exception, [e.value for e in at.exception]
     assert _figures(at)[1]["layout"]["title"]["text"].startswith("B: L1 H2 off")
-    assert at.query_params["ablate"] == "encoder_self:0:1"
+    assert at.query_params["ablate"] == "encoder_self:1:2"
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,10 @@ def test_a_chosen_row_goes_into_the_url_and_a_reload_restores_it():
     at.session_state["heads_table_encoder_self"] = {"selection": {"rows": [row]}}
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert (at.query_params["stats_layer"], at.query_params["stats_head"]) == ("3", "7")
+    assert (at.query_params["stats_layer"], at.query_params["stats_head"]) == (
+        "4",
+        "8",
+    )  # as on screen
     assert "layer 4, head 8" in _selected_head_title(at)
 
     reloaded = _app(**{k: at.query_params[k] for k in ("model", "stats_layer", "stats_head")})

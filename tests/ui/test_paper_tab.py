@@ -89,8 +89,8 @@ def test_the_view_is_kept_in_the_url_and_restored_from_it():
         model="paper-untrained",
         paper_view="restricted",
         paper_kind="decoder_self",
-        paper_layer="2",
-        paper_head="3",
+        paper_layer="3",
+        paper_head="4",
         paper_r="3",
     )
     assert_clean(at)
@@ -107,7 +107,7 @@ def test_the_view_is_kept_in_the_url_and_restored_from_it():
     assert after["paper_r_band"] != before["paper_r_band"]
     assert after["paper_r_full"] == before["paper_r_full"]  # the page's own run, unchanged
     assert param(at, "paper_r") == "1"
-    assert (param(at, "paper_kind"), param(at, "paper_layer")) == ("decoder_self", "2")
+    assert (param(at, "paper_kind"), param(at, "paper_layer")) == ("decoder_self", "3")  # as shown
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_the_view_is_kept_in_the_url_and_restored_from_it():
         {"paper_r": "abc"},
         {"paper_r": "999"},
         {"paper_r": "0"},
-        {"paper_layer": "-1", "paper_head": "99"},
+        {"paper_layer": "-1", "paper_head": "100"},
         {"paper_kind": "cross", "paper_view": "restricted"},
         {"paper_kind": "cross", "model": "minilm-l6"},
     ],
@@ -207,14 +207,14 @@ def test_figures_3_to_5_draw_the_statistics_pick_until_another_is_chosen():
     assert_clean(at)
     # The statistic, on MiniLM whatever the sidebar's model: the weight from "its" to "law".
     assert "weight from" in " ".join(m.value for m in at.markdown)
-    layer, head = int(param(at, "paper_hlayer")), state_heads(at)[0]
+    layer, head = int(param(at, "paper_hlayer")) - 1, state_heads(at)[0]  # from 1 in the URL
     scores = charts(at)["paper_h_scores"]["data"][0]["z"]
     assert scores[layer][head] == max(max(row) for row in scores)
     assert f"layer {layer + 1}, heads {head + 1}" in links_title(at)
     assert "lines from 'its'" in links_title(at)
     at.multiselect(key="paper_hheads").set_value([0, 5]).run()
     assert_clean(at)
-    assert param(at, "paper_hheads") == "[0, 5]" and "heads 1, 6" in links_title(at)
+    assert param(at, "paper_hheads") == "1,6" and "heads 1, 6" in links_title(at)
     at.button(key="paper_hrestore").click().run()
     assert state_heads(at)[0] == head
     at.radio(key="paper_hfig").set_value("5").run()  # another figure: its own pick
@@ -224,13 +224,14 @@ def test_figures_3_to_5_draw_the_statistics_pick_until_another_is_chosen():
 
 
 def state_heads(at: AppTest) -> list[int]:
-    return [int(h) for h in param(at, "paper_hheads").strip("[]").split(",")]
+    """The chosen heads as indices (the URL counts them from 1, as the screen does)."""
+    return [int(h) - 1 for h in param(at, "paper_hheads").split(",")]
 
 
 def test_figures_3_to_5_are_restored_from_the_url():
     at = page(
-        model="minilm-l6", paper_view="fig3-5", paper_hfig="3", paper_hlayer="5",
-        paper_hheads="[8, 9]", paper_hall="1",
+        model="minilm-l6", paper_view="fig3-5", paper_hfig="3", paper_hlayer="6",
+        paper_hheads="9,10", paper_hall="1",
     )  # fmt: skip
     assert_clean(at)
     assert "layer 6, heads 9, 10" in links_title(at)
@@ -240,7 +241,7 @@ def test_figures_3_to_5_are_restored_from_the_url():
 @pytest.mark.parametrize(
     "bad",
     [
-        {"paper_hfig": "9", "paper_hheads": "[99]", "paper_hlayer": "7"},
+        {"paper_hfig": "9", "paper_hheads": "[99]", "paper_hlayer": "8"},
         {"paper_hfig": "4", "paper_hword": "500", "paper_hante": "0", "paper_htext": "x"},
         {"paper_hheads": "abc", "paper_hall": "2"},
     ],

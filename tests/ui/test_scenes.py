@@ -213,7 +213,10 @@ def test_the_attribution_scene_quotes_what_the_methods_say_about_sie(translator)
     the one trained to align)."""
     (scene,) = [s for s in scenes.load_scenes() if s.tab == "Attention vs gradients"]
     settings = dict(scene.settings)
-    layer, head = int(settings["attr_layer"]), int(settings["attr_head"])
+    session = {}
+    apply_scene(scene, session)
+    layer, head = session["attr_layer"], session["attr_head"]  # counted from 1 in the file
+    assert (int(settings["attr_layer"]), int(settings["attr_head"])) == (5, 2)
     assert (layer, head) == (4, 1) and "head 2 of the same layer" in scene.note
     trained = supervised_head(translator)
     assert trained == (layer, 0) and "layer 5 head 1, trained to align" in scene.note
@@ -409,6 +412,16 @@ def test_settings_are_written_as_the_url_writes_them():
     )
 
 
+def test_a_settings_layer_and_head_count_from_1_as_in_the_url():
+    """attr_layer = 5 in a scene is the fifth layer, as a shared link's attr_layer=5 is."""
+    [scene] = parse_scenes(
+        GOOD + 'tab = "Attention vs gradients"\nsettings = { attr_layer = 5, attr_head = 2 }\n'
+    )
+    session = {}
+    apply_scene(scene, session)
+    assert (session["attr_layer"], session["attr_head"]) == (4, 1)
+
+
 def test_next_and_back_stay_inside_the_lesson():
     assert neighbours(None, 3) == (None, 1)
     assert neighbours(1, 3) == (None, 2)
@@ -590,5 +603,5 @@ def test_the_shipped_lesson_opens_every_step_on_the_attention_tab(monkeypatch):
                 assert linked(at, key) == value, (scene.title, key)
         for key, value in [("layer", scene.layer), ("head", scene.head)]:
             if value is not None:
-                assert linked(at, key) == str(value - 1), (scene.title, key)
+                assert linked(at, key) == str(value), (scene.title, key)  # both from 1
     assert at.button(key="scene_next").disabled

@@ -58,7 +58,7 @@ TODAY_KEYS = {
 ENCODER_DECODER = "paper-untrained"  # not the default model; 6 layers of 8 heads, d_model 512
 TEXT_B = "the old dog sees the small man ."
 ATTENTION_KEYS = {"stretch": "1", "hide_special": "1"}  # every Attention view seeds them
-PAPER_KEYS = {"paper_kind": "cross", "paper_layer": "2", "paper_head": "3", "paper_r": "3"}
+PAPER_KEYS = {"paper_kind": "cross", "paper_layer": "3", "paper_head": "4", "paper_r": "3"}
 HEADS_FIGURE_KEYS = {"paper_hlayer": ANOTHER, "paper_hheads": ANOTHER, "paper_hall": "1"}
 
 # (model, tab, the keys that choose what is drawn, the other keys' values). The page's own keys
@@ -68,51 +68,51 @@ SCREENS = [
         ENCODER_DECODER,
         "Attention",
         {"view": "heatmap"},
-        {"present": "1", "kind": "decoder_self", "layer": "1", "head": "-1"} | ATTENTION_KEYS,
+        {"present": "1", "kind": "decoder_self", "layer": "2", "head": "mean"} | ATTENTION_KEYS,
     ),
     (
         ENCODER_DECODER,
         "Attention",
         {"view": "heatmap"},
-        {"kind": "cross", "layer": "2", "head": "3"} | ATTENTION_KEYS,
+        {"kind": "cross", "layer": "3", "head": "4"} | ATTENTION_KEYS,
     ),
     (
         "minilm-l6",
         "Attention",
         {"view": "heatmap", "kind": "encoder_self"},
-        {"layer": "5", "head": "11"} | ATTENTION_KEYS,
+        {"layer": "6", "head": "12"} | ATTENTION_KEYS,
     ),
     (
         ENCODER_DECODER,
         "Attention",
         {},
-        {"view": "overview", "kind": "cross", "layer": "3", "head": "-1"} | ATTENTION_KEYS,
+        {"view": "overview", "kind": "cross", "layer": "4", "head": "mean"} | ATTENTION_KEYS,
     ),
     (
         ENCODER_DECODER,
         "Attention",
         {"view": "links"},
-        {"kind": "decoder_self", "layer": "2", "head": "3", "heads": "[0, 2]", "focus": "q1"}
+        {"kind": "decoder_self", "layer": "3", "head": "4", "heads": "1,3", "focus": "q1"}
         | ATTENTION_KEYS,
     ),
     (
         ENCODER_DECODER,
         "Attention",
         {"view": "find"},
-        {"kind": "decoder_self", "layer": "3", "head": "-1", "query": "2", "key_token": "1"}
+        {"kind": "decoder_self", "layer": "4", "head": "mean", "query": "2", "key_token": "1"}
         | ATTENTION_KEYS,
     ),
     (
         ENCODER_DECODER,
         "Attention",
         {"view": "breakdown"},
-        {"kind": "cross", "layer": "1", "head": "4", "query": "1"} | ATTENTION_KEYS,
+        {"kind": "cross", "layer": "2", "head": "5", "query": "1"} | ATTENTION_KEYS,
     ),
     (
         ENCODER_DECODER,
         "Attention",
         {"view": "decoding"},
-        {"kind": "cross", "layer": "4", "head": "2", "step": "2"} | ATTENTION_KEYS,
+        {"kind": "cross", "layer": "5", "head": "3", "step": "2"} | ATTENTION_KEYS,
     ),
     (
         ENCODER_DECODER,
@@ -120,32 +120,32 @@ SCREENS = [
         {},
         {
             "stats_kind": "decoder_self",
-            "stats_layer": "1",
-            "stats_head": "2",
+            "stats_layer": "2",
+            "stats_head": "3",
             "stat": "mean_distance",
-            "rollout_layer": "0",
+            "rollout_layer": "1",
         },
     ),  # fmt: skip
-    (ENCODER_DECODER, "Ablation", {"ablate": "encoder_self:0:1"}, {"ablation_kind": "cross"}),
+    (ENCODER_DECODER, "Ablation", {"ablate": "encoder_self:1:2"}, {"ablation_kind": "cross"}),
     (
         ENCODER_DECODER,
         "Compare",
         {"compare_mode": "texts"},
-        {"compare_text": TEXT_B, "kind": "cross", "layer": "1", "head": "-1"},
+        {"compare_text": TEXT_B, "kind": "cross", "layer": "2", "head": "mean"},
     ),
     (
         ENCODER_DECODER,
         "Compare",
         {"compare_mode": "ablate"},
-        {"ablate": "encoder_self:1:2", "compare_text": TEXT_B, "kind": "decoder_self"}
-        | {"layer": "2", "head": "3"},
+        {"ablate": "encoder_self:2:3", "compare_text": TEXT_B, "kind": "decoder_self"}
+        | {"layer": "3", "head": "4"},
     ),
     (
         ENCODER_DECODER,
         "Compare",
         {},
-        {"compare_mode": "scale", "compare_text": TEXT_B, "kind": "cross", "layer": "3"}
-        | {"head": "1"},
+        {"compare_mode": "scale", "compare_text": TEXT_B, "kind": "cross", "layer": "4"}
+        | {"head": "2"},
     ),
     (
         ENCODER_DECODER,
@@ -156,15 +156,15 @@ SCREENS = [
             "pos_d": "64",
             "pos_k": "3",
             "pos_first": "shift",
-            "pos_layer": "1",
-            "pos_head": "2",
+            "pos_layer": "2",
+            "pos_head": "3",
         },
     ),  # fmt: skip
     (
         "smollm2-135m",
         "Positional encoding",
         {},
-        {"rope_layer": "5", "rope_head": "2", "rope_query": "3", "rope_key": "1"}
+        {"rope_layer": "6", "rope_head": "3", "rope_query": "3", "rope_key": "1"}
         | {"pos_n": "40", "pos_d": "32", "pos_k": "4", "pos_first": "shift"},
     ),
     (
@@ -176,8 +176,8 @@ SCREENS = [
             "scaling_n": "32",
             "scaling_T": "0.5",
             "scaling_kind": "cross",
-            "scaling_layer": "1",
-            "scaling_head": "2",
+            "scaling_layer": "2",
+            "scaling_head": "3",
         },
     ),  # fmt: skip
     (ENCODER_DECODER, "Model", {}, {"vocab_search": "dog"}),
@@ -185,7 +185,7 @@ SCREENS = [
         ENCODER_DECODER,
         "Attention vs gradients",
         {},
-        {"attr_layer": "2", "attr_head": "3", "attr_steps": "16"},
+        {"attr_layer": "3", "attr_head": "4", "attr_steps": "16"},
     ),
     ("minilm-l6", "Attention vs gradients", {}, {"attr_text": "A cat sat.", "attr_steps": "64"}),
     (
@@ -193,20 +193,20 @@ SCREENS = [
         "Head atlas",
         {},
         {"atlas_corpus": "built-in", "atlas_view": "roles", "atlas_kind": "cross"}
-        | {"atlas_layer": "2", "atlas_head": "3", "atlas_stat": "aer"},
+        | {"atlas_layer": "3", "atlas_head": "4", "atlas_stat": "aer"},
     ),
     (
         "minilm-l6",
         "Head atlas",
         {"atlas_view": "head"},
-        {"atlas_corpus": "built-in", "atlas_layer": "4", "atlas_head": "10"}
+        {"atlas_corpus": "built-in", "atlas_layer": "5", "atlas_head": "11"}
         | {"atlas_colour": "position", "atlas_projection": "pca"},
     ),
     (
         "minilm-l6",
         "Head atlas",
         {"atlas_view": "head", "atlas_colour": "token"},
-        {"atlas_corpus": "built-in", "atlas_layer": "0", "atlas_head": "2"}
+        {"atlas_corpus": "built-in", "atlas_layer": "1", "atlas_head": "3"}
         | {"atlas_projection": "tsne", "atlas_token": "the"},
     ),
     (
@@ -220,14 +220,14 @@ SCREENS = [
         ENCODER_DECODER,
         PAPER_TAB,
         {},
-        {"paper_view": "fig2", "paper_kind": "decoder_self", "paper_layer": "1"}
-        | {"paper_head": "2", "paper_r": "3"},
+        {"paper_view": "fig2", "paper_kind": "decoder_self", "paper_layer": "2"}
+        | {"paper_head": "3", "paper_r": "3"},
     ),
     (
         ENCODER_DECODER,
         PAPER_TAB,
         {"paper_view": "restricted"},
-        {"paper_kind": "decoder_self", "paper_layer": "4", "paper_head": "5", "paper_r": "1"},
+        {"paper_kind": "decoder_self", "paper_layer": "5", "paper_head": "6", "paper_r": "1"},
     ),
     (
         ENCODER_DECODER,
@@ -315,7 +315,7 @@ def test_every_key_on_screen_round_trips(model, tab, selectors, values):
         key: _another_option(screen, key) if value == ANOTHER else url.DECLARED[key].parse(value)
         for key, value in values.items()
     }
-    link = page | selectors | {key: url.url_text(value) for key, value in chosen.items()}
+    link = page | selectors | {key: url.DECLARED[key].text(value) for key, value in chosen.items()}
 
     at = _open(link)
 
@@ -388,4 +388,4 @@ def test_a_link_holds_neither_defaults_nor_a_closed_tabs_view():
     # the Attention tab's keys at their defaults: none of them written
     assert set(at.query_params) <= {"model", "text", "tab"}, dict(at.query_params)
     at.select_slider(key="layer").set_value(3).run()
-    assert at.query_params.get("layer") == "3"
+    assert at.query_params.get("layer") == "4"  # counted from 1, as on screen
