@@ -57,18 +57,31 @@ class Attributions:
     delta: float | None = None
 
 
+def stacked(parts: Sequence[Attributions]) -> Attributions:
+    """One method's attributions of blocks of rows, one after another, as one."""
+    deltas = [p.delta for p in parts if p.delta is not None]
+    return Attributions(
+        parts[0].method,
+        np.concatenate([p.scores for p in parts]),
+        np.concatenate([p.signed for p in parts]),
+        max(deltas) if deltas else None,
+    )
+
+
 def attribute(
     loaded: LoadedModel,
     trace: Trace,
     method: str,
     steps: int = 32,
     settings: RunSettings = DEFAULT_SETTINGS,
+    rows: Sequence[int] | None = None,
 ) -> Attributions:
-    """`method`'s attributions of each of the Trace's output tokens to its source tokens."""
+    """`method`'s attributions of each of the Trace's output tokens (or of the decoder `rows`
+    given, in that order) to its source tokens."""
     model = paper_model(loaded)
     if not model.config.is_encoder_decoder or not trace.output_ids:
         raise ValueError("attributions explain a translation: this model wrote no output")
-    return attribute_ids(model, trace.source_ids, trace.output_ids, method, steps, settings)
+    return attribute_ids(model, trace.source_ids, trace.output_ids, method, steps, settings, rows)
 
 
 def attribute_ids(
@@ -78,28 +91,32 @@ def attribute_ids(
     method: str,
     steps: int = 32,
     settings: RunSettings = DEFAULT_SETTINGS,
+    rows: Sequence[int] | None = None,
 ) -> Attributions:
     """`method`'s attributions of each token of `output_ids` (teacher-forced) to `source_ids`,
-    on the device the model is on."""
+    on the device the model is on: of every row, or of the `rows` given (a page computes the
+    row a person chose first, the others after)."""
     # imported here: Captum brings matplotlib, two seconds the page need not wait for
     from captum.attr import InputXGradient, Saliency  # type: ignore[import-untyped]
 
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     device = next(model.parameters()).device
-    rows = len(output_ids)
+    chosen = list(range(len(output_ids))) if rows is None else list(rows)
+    if not all(0 <= r < len(output_ids) for r in chosen):
+        raise ValueError(f"rows must lie in 0..{len(output_ids) - 1}, got {chosen}")
     src = torch.tensor([list(source_ids)], device=device)
     decoder_input = torch.tensor([[BOS_ID, *output_ids[:-1]]], device=device)
-    tgt_mask = subsequent_mask(rows, device)
+    tgt_mask = subsequent_mask(len(output_ids), device)
     embed = model.src_embed.tokens
     with torch.no_grad():
-        x = embed(src).expand(rows, -1, -1).contiguous()
-        baseline = embed(torch.full_like(src, PAD_ID)).expand(rows, -1, -1).contiguous()
+        x = embed(src).expand(len(chosen), -1, -1).contiguous()
+        baseline = embed(torch.full_like(src, PAD_ID)).expand(len(chosen), -1, -1).contiguous()
     x.requires_grad_()  # a tensor of this call's own: the gradient is taken here, not on the model
     # nothing here reads the attention weights: Eq. (1) by the fused kernel, no stacks kept
     fused = replace(settings, capture=False)
-    row_of = torch.arange(rows, device=device)
-    target = list(output_ids)
+    row_of = torch.tensor(chosen, device=device)
+    target = [output_ids[r] for r in chosen]
 
     def log_probs(vectors: Tensor, row: Tensor) -> Tensor:
         """[B, vocab]: log p(· | row's prefix, source vectors) of each example's own row."""
@@ -116,8 +133,9 @@ def attribute_ids(
     delta: float | None = None
     if method == "integrated_gradients":
         signed, delta = _integrated_gradients(
-            model, x[:1].detach(), baseline[:1], decoder_input, tgt_mask, target, steps, fused
-        )
+            model, x[:1].detach(), baseline[:1], decoder_input, tgt_mask, output_ids, chosen,
+            steps, fused,
+        )  # fmt: skip
         scores = signed.abs()
     elif method == "input_x_gradient":
         attributions = InputXGradient(log_probs).attribute(
@@ -140,12 +158,14 @@ def _integrated_gradients(
     baseline: Tensor,
     decoder_input: Tensor,
     tgt_mask: Tensor,
-    target: list[int],
+    target: Sequence[int],
+    rows: Sequence[int],
     steps: int,
     settings: RunSettings,
 ) -> tuple[Tensor, float]:
-    """Integrated gradients (Sundararajan et al., 2017, Eq. 1) of every row at once, and the
-    largest completeness gap: [rows, source tokens] signed, summed over d_model.
+    """Integrated gradients (Sundararajan et al., 2017, Eq. 1) of the decoder `rows` (each
+    explaining its token of `target`), and their largest completeness gap: [rows, source
+    tokens] signed, summed over d_model.
 
     The points x' + α(x − x') do not depend on the row, so one encoder pass over the `steps`
     points serves every row (its graph kept); each row then decodes only its own prefix (the
@@ -157,7 +177,6 @@ def _integrated_gradients(
     nodes, weights = np.polynomial.legendre.leggauss(steps)
     alphas = torch.tensor((nodes + 1) / 2, dtype=x.dtype, device=x.device)
     step_weights = torch.tensor(weights / 2, dtype=x.dtype, device=x.device)
-    rows = len(target)
     assert model.generator is not None
 
     def log_prob(memory: Tensor, row: int) -> Tensor:
@@ -172,8 +191,10 @@ def _integrated_gradients(
     memory = model.encode_token_vectors(path, None, settings).memory
     gradients = torch.stack(
         [
-            torch.autograd.grad(log_prob(memory, row).sum(), path, retain_graph=row < rows - 1)[0]
-            for row in range(rows)
+            torch.autograd.grad(log_prob(memory, row).sum(), path, retain_graph=n < len(rows) - 1)[
+                0
+            ]
+            for n, row in enumerate(rows)
         ]
     )  # [rows, points, source tokens, d_model]
     averaged = (gradients * step_weights.view(1, -1, 1, 1)).sum(dim=1)
@@ -183,7 +204,8 @@ def _integrated_gradients(
         full = model.decode(ends, None, decoder_input.expand(2, -1), tgt_mask, settings).output
         written = torch.tensor(target, device=x.device)
         f_ends = model.generator(full).gather(-1, written.view(1, -1, 1).expand(2, -1, 1))[..., 0]
-    delta = float((signed.sum(dim=-1) - (f_ends[0] - f_ends[1])).abs().max())
+    change = (f_ends[0] - f_ends[1])[torch.tensor(list(rows), device=x.device)]
+    delta = float((signed.sum(dim=-1) - change).abs().max())
     return signed, delta
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from runtime.attribution import METHODS
+from runtime.attribution import METHODS, stacked
 from runtime.loaded import held_out_best_head, supervised_head
 from runtime.trace import InputError
 from viz.attribution import (
@@ -18,6 +18,7 @@ from viz.attribution import (
     encoder_importance,
     linked_rows,
     similarity_figure,
+    word_figure,
 )
 from viz.decoding import gold_alignment
 
@@ -29,7 +30,12 @@ ATTR_LAYER = counted("attr_layer")
 ATTR_HEAD = counted("attr_head")
 ATTR_STEPS = UrlKey("attr_steps", int)
 ATTR_TEXT_B = UrlKey("attr_text", in_url=fits_in_url)  # a longer text stays out of the URL
+ATTR_WORD = counted("attr_word")  # the German token explained first: its position, from 1
 STEP_CHOICES = [16, 32, 64, 128]
+# Integrated gradients run this many German tokens a call: the chosen token's call comes
+# first (a fraction of a second), the others follow behind a progress bar. Fixed blocks, so a
+# token chosen later finds its block computed.
+ROWS_PER_CALL = 2
 
 INTRO = (
     "Do the attention weights show what the model used? For every German token written "
@@ -79,20 +85,17 @@ def _translation(ctx: state.ViewContext) -> None:
     with st.expander("How each panel is computed"):
         st.markdown(METHOD_NOTES)
     n_layers, n_heads = trace.attention["cross"].shape[:2]
-    left, middle, right = st.columns(3)
+    word_column, left, middle, right = st.columns([3, 2, 2, 3])
+    word = _word_selector(word_column, trace)
     layer = controls.layer_selector(left, ATTR_LAYER, n_layers, label="Cross-attention layer")
     head = controls.head_selector(middle, ATTR_HEAD, n_heads)
     steps = _steps_slider(right)
-    with st.spinner("Differentiating the translation…"):
-        found = {
-            label: state.get_attributions(ctx.name, ctx.text, ctx.decoding, method, steps)
-            for method, label in METHODS.items()
-        }
-    gradients = [(label, a.scores) for label, a in found.items()]
     held_out = held_out_best_head(ctx.loaded)
     best = None if held_out is None else (held_out.layer, held_out.head)
     attention = attention_panels(trace, layer, head, best)
     gold = gold_alignment(trace, state.get_reference(ctx.name, ctx.text))
+    found = _attributions(ctx, steps, word, attention, gold)
+    gradients = [(label, a.scores) for label, a in found.items()]
     scored = aer_table([*gradients, *attention], gold)
     if gold is not None and scored is not None and linked_rows(gold) < MIN_LINKED_ROWS:
         st.markdown(
@@ -153,6 +156,51 @@ def _translation(ctx: state.ViewContext) -> None:
             agreement(attention, gradients).round(3).reset_index(names="attention"),
             ctx.presentation,
         )
+
+
+def _word_selector(where, trace) -> int:
+    """The German token whose row is computed and drawn first."""
+    rows = range(len(trace.steps))
+    ATTR_WORD.seed(0, valid=lambda v: v in rows)
+    return where.selectbox(
+        "German token to explain first",
+        list(rows),
+        format_func=lambda t: f"{t + 1}: {trace.steps[t].token}",
+        key=ATTR_WORD.name,
+    )
+
+
+def _attributions(ctx: state.ViewContext, steps: int, word: int, attention, gold) -> dict:
+    """Every method's attributions of every German token, by label. Integrated gradients take
+    most of the time (one backward pass a token and point): the chosen token's block of rows
+    is computed first and its row drawn across every method at once, then the other blocks
+    behind a progress bar (issue 45, item 5)."""
+    quick = {
+        label: state.get_attributions(ctx.name, ctx.text, ctx.decoding, method, steps)
+        for method, label in METHODS.items()
+        if method != "integrated_gradients"
+    }
+    rows = len(ctx.trace.steps)
+    blocks = [tuple(range(s, min(s + ROWS_PER_CALL, rows))) for s in range(0, rows, ROWS_PER_CALL)]
+    first = next(block for block in blocks if word in block)
+    done = {first: state.get_attribution_rows(ctx.name, ctx.text, ctx.decoding, steps, first)}
+    of_word = [(label, a.scores[word]) for label, a in quick.items()]
+    of_word.append((METHODS["integrated_gradients"], done[first].scores[first.index(word)]))
+    of_word += [(label, matrix[word]) for label, matrix in attention]
+    width = state.main_width_px(ctx.presentation)
+    figure = word_figure(ctx.trace, word, of_word, gold, ctx.presentation, max_width=width)
+    state.plot(figure, key="attr_word_figure")
+    rest = [block for block in blocks if block != first]
+    bar = st.empty()
+    for n, block in enumerate(rest):
+        bar.progress(
+            n / len(rest),
+            text=f"Integrated gradients for the other German tokens: {n} of {len(rest)} blocks",
+        )
+        done[block] = state.get_attribution_rows(ctx.name, ctx.text, ctx.decoding, steps, block)
+    bar.empty()
+    ig = stacked([done[block] for block in blocks])
+    return {**quick, METHODS["integrated_gradients"]: ig}
 
 
 SIMILARITY_INTRO = (

@@ -104,6 +104,21 @@ def get_attributions(
     )
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def get_attribution_rows(
+    name: str, text: str, decoding: str, steps: int, rows: tuple[int, ...]
+) -> attribution.Attributions:
+    """Integrated gradients of the decoder `rows` only (a block of a page's rows), once per
+    server for these inputs."""
+    return attribution.attribute(
+        get_model(name),
+        get_trace(name, text, decoding=decoding),
+        "integrated_gradients",
+        steps,
+        rows=rows,
+    )
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def get_similarity_attributions(
     name: str, text_a: str, text_b: str, method: str, steps: int

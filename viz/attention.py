@@ -497,9 +497,11 @@ def token_heatmap(
     column_axis: str = "key (attended to)",
     presentation: bool = False,
     max_width: int | None = None,
+    drawn_width: int | None = None,
 ) -> go.Figure:
     """A [row, column] matrix with tokens on both axes, a fixed colour scale and exact hovers;
-    at most `max_width` px wide (`fit_width`)."""
+    at most `max_width` px wide (`fit_width`). `drawn_width`, where the page is known to draw
+    the figure that wide (across its main area), tells whether the column labels lie level."""
     rows, columns = token_categories(row_tokens), token_categories(column_tokens)
     fig = go.Figure(
         go.Heatmap(
@@ -519,7 +521,7 @@ def token_heatmap(
     column_axis_layout = token_axis(column_axis, columns, side="top")
     fit_width(size, column_axis_layout, column_axis, columns, row_tokens, max_width, presentation)
     level = labels_lie_level(
-        column_axis_layout["ticktext"], row_tokens, size["width"], presentation
+        column_axis_layout["ticktext"], row_tokens, drawn_width or size["width"], presentation
     )
     apply_layout(
         fig,

@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 from runtime.attribution import alignment_error_rate
 from runtime.trace import Trace
 
-from .attention import decoder_row_labels, token_axis, token_categories
+from .attention import decoder_row_labels, token_axis, token_categories, token_heatmap
 from .decoding import GoldAlignment
 from .rollout import RESIDUAL_SHARE, rollout
 from .style import (
@@ -249,6 +249,52 @@ def comparison_figure(
     )
     pad = round(0.6 * TITLE_SIZE * font_scale(presentation))
     fig.update_layout(title={"y": 1, "yref": "container", "yanchor": "top", "pad": {"t": pad}})
+    return fig
+
+
+def word_figure(
+    trace: Trace,
+    row: int,
+    rows_of_word: Sequence[tuple[str, np.ndarray]],
+    gold: GoldAlignment | None,
+    presentation: bool = False,
+    max_width: int | None = None,
+) -> go.Figure:
+    """Which English tokens made the German token of decoder row `row`, one method a row:
+    `rows_of_word` holds each method's (each panel's) row for it, scaled here to sum to 1 as in
+    `comparison_figure`; its gold links are outlined. Drawn across the page's main area,
+    `max_width` px wide."""
+    names = [name for name, _ in rows_of_word]
+    shares = row_normalised(np.stack([np.asarray(values) for _, values in rows_of_word]))
+    token = trace.steps[row].token
+    fig = token_heatmap(
+        shares,
+        names,
+        list(trace.source_tokens),
+        f"What made '{safe(token)}' (German token {row + 1}): each method's row",
+        "share of the row",
+        row_axis="method",
+        column_axis=COLUMN_AXIS,
+        presentation=presentation,
+        max_width=max_width,
+        drawn_width=max_width,
+    )
+    # a row a method, each tall enough for its name: the plot keeps that height below its
+    # title and axis, with only a little room under it
+    bottom = round(font_px(presentation))
+    plot_px = len(names) * CELL_PX * size_scale(presentation)
+    fig.update_layout(height=round(fig.layout.margin.t + plot_px + bottom), margin_b=bottom)
+    links = gold.rows[row] if gold is not None and row < len(gold.rows) else None
+    for column in links or ():
+        fig.add_shape(
+            type="rect",
+            x0=column - 0.5,
+            x1=column + 0.5,
+            y0=-0.5,
+            y1=len(names) - 0.5,
+            line={"color": GOLD_COLOR, "width": 3},
+            fillcolor="rgba(0,0,0,0)",
+        )
     return fig
 
 

@@ -50,6 +50,27 @@ def test_integrated_gradients_add_up_to_the_change_of_each_log_probability(trans
     np.testing.assert_allclose(ig.scores, np.abs(ig.signed))
 
 
+@pytest.mark.parametrize("method", ["saliency", "input_x_gradient", "integrated_gradients"])
+def test_chosen_rows_are_the_rows_of_the_whole_sentences_attributions(translator, method):
+    """A page computes the row a person chose first and the rest after: the rows asked for,
+    in the order asked, are those of the whole computation, and the completeness gap of
+    integrated gradients is measured on those rows (against the forward pass, as above)."""
+    trace = run(translator, TEXT)
+    whole = attribute(translator, trace, method, steps=16)
+    rows = [3, 0, len(trace.output_ids) - 1]
+    part = attribute(translator, trace, method, steps=16, rows=rows)
+    np.testing.assert_allclose(part.scores, whole.scores[rows], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(part.signed, whole.signed[rows], rtol=1e-4, atol=1e-6)
+    if method == "integrated_gradients":
+        change = log_probs_of_output(translator, trace, trace.source_ids) - log_probs_of_output(
+            translator, trace, [PAD_ID] * len(trace.source_ids)
+        )
+        gaps = np.abs(part.signed.sum(axis=1) - change[rows])
+        assert part.delta == pytest.approx(gaps.max(), abs=1e-3)
+    with pytest.raises(ValueError, match="rows must lie in"):
+        attribute(translator, trace, method, rows=[len(trace.output_ids)])
+
+
 def directional_derivative(loaded, trace, token, direction, epsilon=1e-2):
     """(f(x + εv) − f(x − εv)) / 2ε for every row, v = `direction` on source token `token`."""
     model = loaded.model

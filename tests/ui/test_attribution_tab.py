@@ -31,11 +31,11 @@ def open_tab(model: str, **params: str) -> AppTest:
 
 
 def test_the_translator_tab_draws_attributions_and_attention_scored_against_gold():
-    at = open_tab("en-de", attr_layer="4", attr_head="2", attr_steps="16")
+    at = open_tab("en-de", attr_layer="4", attr_head="2", attr_steps="16", attr_word="3")
     assert not at.exception, [e.value for e in at.exception]
     sidecar = json.loads((Path(APP).parent / "model" / "weights" / "en-de.json").read_text())
     best = sidecar["metrics"]["alignment_error_rate"]["best"]
-    (figure,) = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    word, figure = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     heatmaps = [t for t in figure["data"] if t["type"] == "heatmap"]
     titles = [a["text"] for a in figure["layout"]["annotations"]]
     assert [t.split("<br>")[0] for t in titles] == [
@@ -57,6 +57,14 @@ def test_the_translator_tab_draws_attributions_and_attention_scored_against_gold
     np.testing.assert_allclose(
         plotly_array(heatmaps[3]["z"]), row_normalised(trace.attention["cross"][3, 1])
     )
+    # Drawn first: the chosen German token's row (the third, from the URL) of every panel, the
+    # same numbers as the whole figure's third rows, its gold links outlined.
+    assert f"What made '{trace.steps[2].token}' (German token 3)" in word["layout"]["title"]["text"]
+    assert word["layout"]["yaxis"]["ticktext"] == [t.split("<br>")[0] for t in titles]
+    third_rows = np.stack([plotly_array(h["z"])[2] for h in heatmaps])
+    np.testing.assert_allclose(plotly_array(word["data"][0]["z"]), third_rows, rtol=1e-4, atol=1e-6)
+    outlined = sorted(round((s["x0"] + s["x1"]) / 2) for s in word["layout"].get("shapes", []))
+    assert outlined == sorted(gold.rows[2] or ())
     said = " ".join(m.value for m in at.markdown)
     assert "matches the gold alignment best" in said
     (aer,) = [t.value for t in at.dataframe if "AER" in t.value.columns]

@@ -49,7 +49,7 @@ TODAY_KEYS = {
     "paper_view", "paper_kind", "paper_layer", "paper_head", "paper_r",
     "paper_hfig", "paper_htext", "paper_hword", "paper_hante", "paper_hlayer", "paper_hheads",
     "paper_hall",
-    "attr_layer", "attr_head", "attr_steps", "attr_text",
+    "attr_layer", "attr_head", "attr_steps", "attr_text", "attr_word",
     "atlas_corpus", "atlas_view", "atlas_kind", "atlas_layer", "atlas_head", "atlas_stat",
     "atlas_colour", "atlas_projection", "atlas_token",
 }  # fmt: skip
@@ -185,7 +185,7 @@ SCREENS = [
         ENCODER_DECODER,
         "Attention vs gradients",
         {},
-        {"attr_layer": "3", "attr_head": "4", "attr_steps": "16"},
+        {"attr_layer": "3", "attr_head": "4", "attr_steps": "16", "attr_word": ANOTHER},
     ),
     ("minilm-l6", "Attention vs gradients", {}, {"attr_text": "A cat sat.", "attr_steps": "64"}),
     (
