@@ -156,11 +156,14 @@ def run(
     decoding: str = "greedy",
     beam_size: int = 4,
     target: Sequence[int] | None = None,
+    encoder_only: bool = False,
 ) -> Trace:
     """Tokenize `text`, run the model with `settings`, decode if it has a decoder; a fresh Trace.
     With `target` (token ids, without <s> and </s>) a decoder reads that translation instead of
     its own (teacher forcing, Section 5.4's training set-up): the decoder's rows are then those
-    of a reference, and each step's probability is the one the model gives the reference token."""
+    of a reference, and each step's probability is the one the model gives the reference token.
+    `encoder_only` stops an encoder-decoder after its encoder (no translation, one attention
+    kind): for a view of the encoder alone, without the decoding that takes most of a run."""
     if decoding not in DECODING_METHODS:
         raise InputError(f"decoding must be one of {', '.join(DECODING_METHODS)}")
     if not isinstance(text, str) or not text.replace("\x00", "").strip():
@@ -216,7 +219,7 @@ def run(
         output = ""
         steps: tuple[DecodingStep, ...] = ()
         generated: list[int] = []
-        if config.is_encoder_decoder and model.generator is not None:
+        if config.is_encoder_decoder and model.generator is not None and not encoder_only:
             started = time.perf_counter()
             decode = greedy_decode if decoding == "greedy" else beam_search
             extra = {"beam_size": beam_size} if decoding == "beam" else {}
@@ -270,7 +273,7 @@ def run(
         encoder_hidden_states=hidden,
         steps=steps,
         decoding=(TEACHER_FORCED if target is not None else decoding)
-        if config.is_encoder_decoder
+        if config.is_encoder_decoder and not encoder_only
         else None,
         unknown_words=tokenized.unknown,
         notices=tuple(notices),

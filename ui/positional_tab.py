@@ -237,8 +237,14 @@ def _positions_off_section(ctx: state.ViewContext) -> None:
     if shuffled is not None:
         st.text(f"Shuffled text (seed {seed}): {shuffled.text}")
         for row, use_positions in zip(grid, (True, False)):
+            # the encoder alone: its attention is all these panels show, and the decoding a
+            # whole run adds took most of the tab's first view (4 s of 6.6 s)
             run = state.get_trace(
-                ctx.name, shuffled.text, use_positions=use_positions, decoding=ctx.decoding
+                ctx.name,
+                shuffled.text,
+                use_positions=use_positions,
+                decoding=ctx.decoding,
+                encoder_only=True,
             )
             row.append(
                 (

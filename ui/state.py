@@ -78,19 +78,22 @@ def get_trace(
     use_positions: bool = True,
     decoding: str = "greedy",
     window: int | None = None,
+    encoder_only: bool = False,
 ) -> Trace:
     """A Trace for these exact inputs (the text up to MAX_TEXT_CHARS); every argument is part
-    of the cache key."""
+    of the cache key. `encoder_only` runs an encoder-decoder's encoder alone (runtime.run)."""
     text = text[:MAX_TEXT_CHARS]
     settings = RunSettings(
         scale=scale, ablate=frozenset(ablate), use_positions=use_positions, window=window
     )
 
     def make() -> Trace:
-        with st.spinner("Running the model…"):
-            return run(get_model(name), text, settings, decoding=decoding)
+        with st.spinner("Running the encoder…" if encoder_only else "Running the model…"):
+            return run(
+                get_model(name), text, settings, decoding=decoding, encoder_only=encoder_only
+            )
 
-    return _trace_cache().get((name, text, settings, decoding), make)
+    return _trace_cache().get((name, text, settings, decoding, encoder_only), make)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -58,6 +58,24 @@ def test_decoder_attention_equals_what_each_decoding_step_saw(untrained):
             assert untrained.tokenizer.itos[chosen] == trace.steps[t].token
 
 
+@pytest.mark.parametrize("use_positions", [True, False])
+def test_an_encoder_only_run_is_the_whole_runs_encoder_without_a_translation(
+    untrained, use_positions
+):
+    """The positional tab's shuffled runs need the encoder alone: the same encoder attention
+    and hidden states as a whole run, and no decoder kinds, steps or output."""
+    settings = RunSettings(use_positions=use_positions)
+    whole = run(untrained, "the old man sees the small dog .", settings)
+    encoder = run(untrained, "the old man sees the small dog .", settings, encoder_only=True)
+    assert encoder.kinds == ("encoder_self",) and whole.kinds != encoder.kinds
+    np.testing.assert_array_equal(
+        encoder.attention["encoder_self"], whole.attention["encoder_self"]
+    )
+    np.testing.assert_array_equal(encoder.encoder_hidden_states, whole.encoder_hidden_states)
+    assert (encoder.output, encoder.steps, encoder.output_ids) == ("", (), ())
+    assert "decode" in whole.timings_ms and "decode" not in encoder.timings_ms
+
+
 def test_greedy_returns_cross_attention_for_every_generated_token(untrained):
     trace = run(untrained, "the dog .", RunSettings(), decoding="greedy")
     assert trace.attention["cross"].shape[2] == len(trace.steps)
