@@ -144,10 +144,10 @@ def _roles(ctx: state.ViewContext, corpus, lines: tuple[str, ...]) -> None:
         width="stretch",
         height=320,
         column_config={
-            "role": st.column_config.TextColumn("role", width="medium", help=ROLE_HELP),
+            "role": st.column_config.TextColumn("role", help=ROLE_HELP),
             **{
                 column: st.column_config.NumberColumn(
-                    described[column].label, help=described[column].explanation, format="%.3f"
+                    described[column].short, help=described[column].tooltip, format="%.3f"
                 )
                 for column in offered
             },

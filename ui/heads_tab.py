@@ -56,8 +56,8 @@ def _statistics_section(ctx: state.ViewContext) -> None:
     rows = table[table["kind"] == kind][["layer", "head", *offered]].reset_index(drop=True)
     column_config = {
         column: st.column_config.NumberColumn(
-            STATISTIC_BY_COLUMN[column].label,
-            help=STATISTIC_BY_COLUMN[column].explanation,
+            STATISTIC_BY_COLUMN[column].short,
+            help=STATISTIC_BY_COLUMN[column].tooltip,
             format="%.3f",
         )
         for column in offered

@@ -130,13 +130,13 @@ def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
         left, right = st.columns(2)
         with left:
             st.caption("AER against the gold alignment, best first (0 is perfect)")
-            tables.table(aer, ctx.presentation)
+            tables.table(aer, ctx.presentation, width_px=tables.column_px(1 / 2))
         with right:
             st.caption(
                 "Spearman's ρ between attention and each gradient method over a sentence's "
                 "cells, averaged over the sentences (1: the same order)"
             )
-            tables.table(agreement, ctx.presentation)
+            tables.table(agreement, ctx.presentation, width_px=tables.column_px(1 / 2))
     head_tables = [t for t in HEAD_TABLES if _lookup(metrics, t[0]) is not None]
     pick = st.columns([3, 1, 1, 2])
     table = pick[0].selectbox(
@@ -158,13 +158,13 @@ def render(ctx: state.ViewContext) -> None:
     left, right = st.columns(2)
     with left:
         st.subheader("Architecture")
-        tables.table(architecture_table(loaded), ctx.presentation)
+        tables.table(architecture_table(loaded), ctx.presentation, width_px=tables.column_px(1 / 2))
     with right:
         st.subheader("This run")
         timings = pd.DataFrame(
             [(k, round(v, 1)) for k, v in trace.timings_ms.items()], columns=["step", "ms"]
         )
-        tables.table(timings, ctx.presentation)
+        tables.table(timings, ctx.presentation, width_px=tables.column_px(1 / 2))
         st.caption(f"Device: {trace.device}")
     metrics = loaded.info.get("metrics")
     if metrics:

@@ -71,7 +71,13 @@ def render(ctx: state.ViewContext) -> None:
         title_chars=state.HALF_PAGE_TITLE_CHARS,
         key="scaling_variance",
     )
-    tables.table(variances.round(3), ctx.presentation, where=right, height=480)
+    tables.table(
+        variances.round(3),
+        ctx.presentation,
+        where=right,
+        height=480,
+        width_px=tables.column_px(2 / 5),
+    )
     right.caption(
         "The s.d. of a sample variance of n draws is σ²·√(2/(n−1) + κ/n), with σ² = d_k and "
         "excess kurtosis κ = 6/d_k for q·k."

@@ -10,15 +10,49 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
+from .state import main_width_px
 
-def table(data: Any, presentation: bool, where=None, height: int | None = None, **options) -> None:
+# The grid's 14 px font: about 7.5 px a character, and 16 px of padding a cell.
+GRID_CHAR_PX = 7.5
+GRID_PADDING_PX = 16
+
+
+def grid_width_px(data: Any) -> float:
+    """The width Streamlit's grid gives `data`: each column as wide as its header or its
+    longest value, whichever is longer (it sizes columns so, and never wraps a header)."""
+    frame = pd.DataFrame(data)
+    return sum(
+        max(len(str(text)) for text in [name, *frame[name].head(500).tolist()]) * GRID_CHAR_PX
+        + GRID_PADDING_PX
+        for name in frame.columns
+    )
+
+
+def column_px(share: float) -> int:
+    """The width of a page column taking `share` of a laptop's main area (less its gap)."""
+    return round(main_width_px(False) * share) - 16
+
+
+def table(
+    data: Any,
+    presentation: bool,
+    where=None,
+    height: int | None = None,
+    width_px: int | None = None,
+    **options,
+) -> None:
     """`data` (a DataFrame or a dict of columns) without its index, `height` px tall at most
     (it scrolls beyond); `options` go to st.dataframe only (column_config and the like), so
-    numbers meant for both are rounded beforehand."""
+    numbers meant for both are rounded beforehand.
+
+    A table wider than its place (`width_px`: the page's main area on a laptop, by default)
+    is drawn as HTML too, whose headers wrap: the grid would cut its last columns off behind a
+    scroll bar (issue 45, item 9)."""
     place = where or st
-    if presentation:
+    if presentation or grid_width_px(data) > (width_px or main_width_px(False)):
         place.table(data, hide_index=True, height=height or "content")
     else:
         place.dataframe(data, hide_index=True, width="stretch", height=height or "auto", **options)

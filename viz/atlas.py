@@ -31,12 +31,14 @@ GOLD_STATISTICS = (
         "AER against the gold alignment",
         "1 − 2·|A∩G| / (|A| + |G|) with A each row's largest weight: 0 = every German token's "
         "largest weight on an English token the gold alignment links it to, 1 = none",
+        short="AER",
     ),
     Statistic(
         "antecedent_share",
         "pronoun → antecedent",
         "share of the corpus's pronouns whose row puts its largest weight on a token of the "
         "noun phrase the pronoun stands for (gold coreference): 0 = none, 1 = all",
+        short="antecedent",
     ),
 )
 ALIGNMENT_THRESHOLD = 0.5  # AER at most this: a head that aligns words

@@ -38,7 +38,14 @@ class Statistic:
     column: str
     label: str
     explanation: str  # what 0 and the top of the colour scale mean, for the chart's caption
+    # The table's header: a word, so that every column of a table fits a laptop's page (the
+    # label and the explanation are the header's tooltip).
+    short: str
     positional: bool = False  # compares query and key positions: undefined for cross attention
+
+    @property
+    def tooltip(self) -> str:
+        return f"{self.label}: {self.explanation}"
 
 
 STATISTICS = (
@@ -46,11 +53,13 @@ STATISTICS = (
         "entropy_normalised",
         "entropy (normalised)",
         "0 = every query row puts all weight on one key; 1 = uniform over all keys the row may see",
+        short="entropy",
     ),
     Statistic(
         "entropy_nats",
         "entropy (nats)",
         "0 = focused on one key; the scale ends at ln(number of keys), a uniform row",
+        short="nats",
     ),
     Statistic(
         "mean_distance",
@@ -58,39 +67,46 @@ STATISTICS = (
         "expected distance in tokens between a query and the keys it attends to; "
         "the scale ends at the longest possible distance (number of tokens − 1)",
         positional=True,
+        short="|i − j|",
     ),
     Statistic(
         "self_share",
         "share on the token itself",
         "0 = none of the weight, 1 = all of it on the query's own position",
         positional=True,
+        short="self",
     ),
     Statistic(
         "previous_share",
         "share on the previous token",
         "0 = none of the weight, 1 = all of it on the position just before the query",
         positional=True,
+        short="previous",
     ),
     Statistic(
         "next_share",
         "share on the next token",
         "0 = none of the weight, 1 = all of it on the position just after the query",
         positional=True,
+        short="next",
     ),
     Statistic(
         "special_share",
         "share on special tokens",
         "0 = none, 1 = all weight on tokens like [CLS], [SEP], <s>, </s>, <unk>",
+        short="special",
     ),
     Statistic(
         "punctuation_share",
         "share on punctuation",
         "0 = none, 1 = all weight on punctuation tokens",
+        short="punct.",
     ),
     Statistic(
         "max_weight",
         "mean max weight",
         "the largest weight of a row, averaged over rows: 1 = one key takes everything",
+        short="max w",
     ),
 )
 STATISTIC_BY_COLUMN = {s.column: s for s in STATISTICS}

@@ -132,6 +132,9 @@ def layout_problems(page, min_font_px: float) -> list[LayoutProblem]:
 
 # Streamlit draws a select box's chosen option as the value of an <input> that scrolls instead
 # of wrapping: an option wider than the box is silently cut ("encoder-decoder (cross) a").
+# A table's grid sizes each column to its header and never wraps it: columns past the box's
+# edge hide behind a scroll bar (the statistics tables at 1280, issue 45 item 9); an HTML table
+# wider than its box scrolls too.
 WIDGET_PROBE = r"""
 () => {
   const TOLERANCE = 1.0;
@@ -151,12 +154,24 @@ WIDGET_PROBE = r"""
       }
     }
   }
+  const tables = [...document.querySelectorAll('[data-testid="stDataFrame"], [data-testid="stTable"]')]
+    .filter((t) => shown(t) && t.checkVisibility());
+  for (const table of tables) {
+    const scroller = table.querySelector('.dvn-scroller') || table;
+    if (scroller.scrollWidth > scroller.clientWidth + TOLERANCE) {
+      const cells = [...table.querySelectorAll('[role="columnheader"], th')].map((c) => c.textContent.trim());
+      const header = cells.filter(Boolean).slice(0, 4).join(', ');
+      problems.push({figure: `table "${header}"`, kind: 'columns cut off',
+                     text: '', detail: `${scroller.scrollWidth} px in ${scroller.clientWidth} px`});
+    }
+  }
   return {checked: boxes.length, problems};
 }
 """
 
 
 def widget_problems(page) -> tuple[int, list[LayoutProblem]]:
-    """(how many visible select boxes were read, the ones whose chosen option is cut off)."""
+    """(how many visible select boxes were read, the ones whose chosen option is cut off and
+    the tables whose columns are)."""
     found = page.evaluate(WIDGET_PROBE)
     return found["checked"], [LayoutProblem(**p) for p in found["problems"]]

@@ -27,3 +27,34 @@ def test_laptop_keeps_the_interactive_grid():
     assert not page.exception
     assert len(page.dataframe) == 1 and len(page.table) == 0
     assert page.dataframe[0].value["head"].tolist() == [1, 2]
+
+
+def _wide_page(width_px: int | None) -> AppTest:
+    def script(width_px):
+        import pandas as pd
+
+        from ui.tables import table
+
+        # 12 columns whose headers alone need about 1,500 px in the grid
+        columns = {f"largest weight, scaled run {n}": [0.5, 0.25] for n in range(12)}
+        table(pd.DataFrame(columns), False, width_px=width_px)
+
+    return AppTest.from_function(script, args=(width_px,)).run(timeout=60)
+
+
+def test_a_table_wider_than_its_place_is_drawn_as_html_whose_headers_wrap():
+    """The grid never wraps a header: its last columns hid behind a scroll bar at 1280 px
+    (issue 45, item 9). Such a table is drawn as HTML; a place wide enough keeps the grid."""
+    narrow = _wide_page(None)  # the laptop's main area
+    assert not narrow.exception
+    assert len(narrow.table) == 1 and len(narrow.dataframe) == 0
+    assert len(narrow.table[0].value.columns) == 12
+    wide = _wide_page(4000)
+    assert len(wide.dataframe) == 1 and len(wide.table) == 0
+
+
+def test_the_grids_width_is_its_headers_or_values_whichever_is_longer():
+    from ui.tables import GRID_CHAR_PX, GRID_PADDING_PX, grid_width_px
+
+    width = grid_width_px({"ab": ["x"], "c": ["a longer value"]})
+    assert width == (2 + 14) * GRID_CHAR_PX + 2 * GRID_PADDING_PX
