@@ -36,6 +36,7 @@ from .style import (
     font_scale,
     grid_size,
     legend_below,
+    outline_columns,
     row_label_room,
     safe,
     size_scale,
@@ -285,16 +286,7 @@ def word_figure(
     plot_px = len(names) * CELL_PX * size_scale(presentation)
     fig.update_layout(height=round(fig.layout.margin.t + plot_px + bottom), margin_b=bottom)
     links = gold.rows[row] if gold is not None and row < len(gold.rows) else None
-    for column in links or ():
-        fig.add_shape(
-            type="rect",
-            x0=column - 0.5,
-            x1=column + 0.5,
-            y0=-0.5,
-            y1=len(names) - 0.5,
-            line={"color": GOLD_COLOR, "width": 3},
-            fillcolor="rgba(0,0,0,0)",
-        )
+    outline_columns(fig, links or (), len(names))
     return fig
 
 

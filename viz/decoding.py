@@ -25,6 +25,7 @@ from .style import (
     KIND_LABELS,
     apply_layout,
     legend_below,
+    outline_columns,
     safe,
     size_scale,
 )
@@ -109,18 +110,8 @@ def step_figure(
     )
     aligned = gold.rows[step] if gold is not None and step < len(gold.rows) else None
     if aligned:
-        # Outlines drawn in cell coordinates, so they keep to their cells at any size; the
-        # empty trace only carries the legend entry.
-        for i in aligned:
-            fig.add_shape(
-                type="rect",
-                x0=i - 0.5,
-                x1=i + 0.5,
-                y0=-0.5,
-                y1=len(heads) - 0.5,
-                line={"color": GOLD_COLOR, "width": 3},
-                fillcolor="rgba(0,0,0,0)",
-            )
+        # the empty trace below only carries the outlines' legend entry
+        outline_columns(fig, aligned, len(heads))
         fig.add_trace(
             go.Scatter(
                 x=[None],

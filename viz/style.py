@@ -66,6 +66,21 @@ pio.templates["atlas"] = go.layout.Template(
 pio.templates.default = "atlas"
 
 
+def outline_columns(fig: go.Figure, columns, n_rows: int) -> None:
+    """Outline whole heatmap columns in the gold colour (a gold link, over every row), drawn in
+    cell coordinates so the outlines keep to their cells at any size."""
+    for column in columns:
+        fig.add_shape(
+            type="rect",
+            x0=column - 0.5,
+            x1=column + 0.5,
+            y0=-0.5,
+            y1=n_rows - 0.5,
+            line={"color": GOLD_COLOR, "width": 3},
+            fillcolor="rgba(0,0,0,0)",
+        )
+
+
 def safe(text: str) -> str:
     """Text for a Plotly label: Plotly renders a subset of HTML, so typed text is escaped."""
     return html.escape(str(text), quote=False)
