@@ -175,15 +175,16 @@ def _attributions(ctx: state.ViewContext, steps: int, word: int, attention, gold
     most of the time (one backward pass a token and point): the chosen token's block of rows
     is computed first and its row drawn across every method at once, then the other blocks
     behind a progress bar (issue 45, item 5)."""
-    quick = {
-        label: state.get_attributions(ctx.name, ctx.text, ctx.decoding, method, steps)
-        for method, label in METHODS.items()
-        if method != "integrated_gradients"
-    }
     rows = len(ctx.trace.steps)
     blocks = [tuple(range(s, min(s + ROWS_PER_CALL, rows))) for s in range(0, rows, ROWS_PER_CALL)]
     first = next(block for block in blocks if word in block)
-    done = {first: state.get_attribution_rows(ctx.name, ctx.text, ctx.decoding, steps, first)}
+    with st.spinner("Differentiating the translation for the chosen token…"):
+        quick = {
+            label: state.get_attributions(ctx.name, ctx.text, ctx.decoding, method, steps)
+            for method, label in METHODS.items()
+            if method != "integrated_gradients"
+        }
+        done = {first: state.get_attribution_rows(ctx.name, ctx.text, ctx.decoding, steps, first)}
     of_word = [(label, a.scores[word]) for label, a in quick.items()]
     of_word.append((METHODS["integrated_gradients"], done[first].scores[first.index(word)]))
     of_word += [(label, matrix[word]) for label, matrix in attention]
