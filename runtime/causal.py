@@ -9,7 +9,9 @@ prompt's rows the token that came next in the text, for the rest the token the m
 from __future__ import annotations
 
 import math
+import os
 import time
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -18,12 +20,33 @@ import torch
 from model.decoder_only import KIND, CausalLM
 from model.transformer import DEFAULT_SETTINGS, RunSettings
 
-from .trace import TOP_ALTERNATIVES, DecodingStep, InputError, Trace, _frozen, _stack, _weights
+from .trace import (
+    MAX_NEW_TOKENS,
+    TOP_ALTERNATIVES,
+    DecodingStep,
+    InputError,
+    Trace,
+    _frozen,
+    _stack,
+    _weights,
+)
 
 if TYPE_CHECKING:
     from .loaded import LoadedModel
 
-MAX_NEW_TOKENS = 32  # bounds one request's work on a shared server (about 2 s on 2 cores)
+
+def new_token_limit(environ: Mapping[str, str] = os.environ) -> int:
+    """The most tokens a page's run writes: ATLAS_MAX_NEW_TOKENS (1 to MAX_NEW_TOKENS) where a
+    deployment sets it (a class on a slow machine waits less for each prompt; docs/deploy.md),
+    else MAX_NEW_TOKENS. Anything else in the variable is refused with the reason."""
+    raw = environ.get("ATLAS_MAX_NEW_TOKENS", "").strip()
+    if not raw:
+        return MAX_NEW_TOKENS
+    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_NEW_TOKENS:
+        raise ValueError(
+            f"ATLAS_MAX_NEW_TOKENS must be a whole number from 1 to {MAX_NEW_TOKENS}, got {raw!r}"
+        )
+    return int(raw)
 
 
 def is_question(text: str) -> bool:
@@ -31,7 +54,14 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
-def run_causal(loaded: LoadedModel, text: str, settings: RunSettings = DEFAULT_SETTINGS) -> Trace:
+def run_causal(
+    loaded: LoadedModel,
+    text: str,
+    settings: RunSettings = DEFAULT_SETTINGS,
+    max_new_tokens: int = MAX_NEW_TOKENS,
+) -> Trace:
+    """`text` continued (or answered) by up to `max_new_tokens` tokens, greedily; the prompt
+    keeps room for them within the model's context."""
     model = loaded.model
     if not isinstance(model, CausalLM):
         raise TypeError(f"{loaded.name} is not a decoder-only model")
@@ -45,23 +75,23 @@ def run_causal(loaded: LoadedModel, text: str, settings: RunSettings = DEFAULT_S
             "template, a system line, your question, then the start of its own turn. Without "
             "“?” it continues the text."
         )
-    room = loaded.max_source_tokens - MAX_NEW_TOKENS
+    room = loaded.max_source_tokens - max_new_tokens
     tokenized = tokenizer.encode(prompt_text, room)
     if not tokenized.ids:
         raise InputError("Nothing in this text is a token the model reads: type some words.")
     if tokenized.truncated_from is not None:
         notices.append(
             f"The prompt has {tokenized.truncated_from} tokens; this page runs at most {room} "
-            f"(and writes up to {MAX_NEW_TOKENS} more), so only the first {room} are read."
+            f"(and writes up to {max_new_tokens} more), so only the first {room} are read."
         )
     prompt = list(tokenized.ids)
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    generated = model.generate(prompt, MAX_NEW_TOKENS, loaded.stop_ids, settings)
+    generated = model.generate(prompt, max_new_tokens, loaded.stop_ids, settings)
     timings["generate"] = (time.perf_counter() - started) * 1e3
-    if len(generated) == MAX_NEW_TOKENS and generated[-1] not in loaded.stop_ids:
+    if len(generated) == max_new_tokens and generated[-1] not in loaded.stop_ids:
         notices.append(
-            f"The model wrote {MAX_NEW_TOKENS} tokens, this page's limit, and would go on: the "
+            f"The model wrote {max_new_tokens} tokens, this page's limit, and would go on: the "
             "output stops there."
         )
     sequence = prompt + generated

@@ -65,8 +65,9 @@ class LoadedModel:
     # a language model's tokens that end what it writes (end of turn, end of text)
     stop_ids: frozenset[int] = frozenset()
     # how a model that is not the paper's runs on a text (runtime/causal.py for a language
-    # model), called by trace.run once the text is checked; None: the paper's encode/decode
-    runner: Callable[[LoadedModel, str, RunSettings], Any] | None = None
+    # model: the text, the settings and the most tokens it may write), called by trace.run once
+    # the text is checked; None: the paper's encode/decode
+    runner: Callable[[LoadedModel, str, RunSettings, int], Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,9 @@ DECODING_METHODS = ("greedy", "beam")
 TEACHER_FORCED = "reference"  # a Trace's `decoding` where the decoder read a given translation
 MAX_OUTPUT_TOKENS = 64  # bounds the decoder's work for one request on a shared server
 TOP_ALTERNATIVES = 5
+# The most tokens a language model writes on a page (runtime/causal.py): bounds one request's work on
+# a shared server (about 2 s on 2 cores); ATLAS_MAX_NEW_TOKENS lowers it (causal.new_token_limit).
+MAX_NEW_TOKENS = 32
 
 
 class InputError(ValueError):
@@ -157,13 +160,16 @@ def run(
     beam_size: int = 4,
     target: Sequence[int] | None = None,
     encoder_only: bool = False,
+    max_new_tokens: int = MAX_NEW_TOKENS,
 ) -> Trace:
     """Tokenize `text`, run the model with `settings`, decode if it has a decoder; a fresh Trace.
     With `target` (token ids, without <s> and </s>) a decoder reads that translation instead of
     its own (teacher forcing, Section 5.4's training set-up): the decoder's rows are then those
     of a reference, and each step's probability is the one the model gives the reference token.
     `encoder_only` stops an encoder-decoder after its encoder (no translation, one attention
-    kind): for a view of the encoder alone, without the decoding that takes most of a run."""
+    kind): for a view of the encoder alone, without the decoding that takes most of a run.
+    `max_new_tokens` bounds what a language model writes (runtime.causal.new_token_limit); a
+    translation's length is bounded by the paper's rule instead."""
     if decoding not in DECODING_METHODS:
         raise InputError(f"decoding must be one of {', '.join(DECODING_METHODS)}")
     if not isinstance(text, str) or not text.replace("\x00", "").strip():
@@ -171,7 +177,7 @@ def run(
     typed = tokenizable(text)
     text = read_as(loaded, typed)
     if loaded.runner is not None:  # a language model's own run (runtime/causal.py)
-        own: Trace = loaded.runner(loaded, text, settings)
+        own: Trace = loaded.runner(loaded, text, settings, max_new_tokens)
         return own
     model, device = paper_model(loaded), loaded.device
     tokenized = loaded.tokenizer.encode(text, loaded.max_source_tokens)

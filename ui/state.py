@@ -18,6 +18,7 @@ import torch
 
 from model.transformer import RunSettings
 from runtime import atlas, attribution, lm_heads, registry
+from runtime.causal import new_token_limit
 from runtime.loaded import read_as
 from runtime.reference import Reference
 from runtime.trace import Trace, run
@@ -81,8 +82,10 @@ def get_trace(
     encoder_only: bool = False,
 ) -> Trace:
     """A Trace for these exact inputs (the text up to MAX_TEXT_CHARS); every argument is part
-    of the cache key. `encoder_only` runs an encoder-decoder's encoder alone (runtime.run)."""
+    of the cache key, and so is the deployment's limit on what a language model writes
+    (ATLAS_MAX_NEW_TOKENS). `encoder_only` runs an encoder-decoder's encoder alone (runtime.run)."""
     text = text[:MAX_TEXT_CHARS]
+    limit = new_token_limit()
     settings = RunSettings(
         scale=scale, ablate=frozenset(ablate), use_positions=use_positions, window=window
     )
@@ -90,10 +93,15 @@ def get_trace(
     def make() -> Trace:
         with st.spinner("Running the encoder…" if encoder_only else "Running the model…"):
             return run(
-                get_model(name), text, settings, decoding=decoding, encoder_only=encoder_only
+                get_model(name),
+                text,
+                settings,
+                decoding=decoding,
+                encoder_only=encoder_only,
+                max_new_tokens=limit,
             )
 
-    return _trace_cache().get((name, text, settings, decoding, encoder_only), make)
+    return _trace_cache().get((name, text, settings, decoding, encoder_only, limit), make)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -249,6 +257,10 @@ def preload() -> None:
 
     # Outside a page run Streamlit warns once per cache call that there is no page to show a
     # spinner on; that is expected here.
+    try:
+        new_token_limit()
+    except ValueError as err:  # a deployment's typo stops the start, with the reason
+        raise SystemExit(str(err)) from None
     runner_log = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
     level = runner_log.level
     runner_log.setLevel(logging.ERROR)

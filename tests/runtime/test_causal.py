@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from model.transformer import RunSettings
-from runtime.causal import MAX_NEW_TOKENS, is_question
+from runtime.causal import MAX_NEW_TOKENS, is_question, new_token_limit
 from runtime.registry import MODELS
 from runtime.trace import run
 
@@ -62,3 +62,27 @@ def test_only_a_text_that_ends_with_a_question_mark_is_asked():
     assert is_question("Why is the sky blue?  ")
     assert not is_question("Why is the sky blue")
     assert not is_question("Is it? Yes.")
+
+
+def test_a_lower_limit_writes_fewer_tokens_and_leaves_the_prompt_more_room(loaded):
+    """The question's answer has 8 tokens: a limit of 3 stops it after "The capital of", says
+    so, and a long prompt is cut at the context less those 3 (not less the page's 32)."""
+    short = run(loaded, "What is the capital of France?", max_new_tokens=3)
+    assert short.output == "The capital of"
+    assert any("3 tokens" in notice for notice in short.notices)
+    long_text = "the cat sat on the mat . " * 400
+    cut = run(loaded, long_text, max_new_tokens=3)
+    assert cut.prompt_length == loaded.max_source_tokens - 3
+    assert len(cut.output_ids) == 3
+
+
+@pytest.mark.parametrize("raw", ["0", "33", "-1", "eight", "3.5", "\u0663"])
+def test_the_deployments_limit_is_a_whole_number_from_one_to_the_pages(raw):
+    with pytest.raises(ValueError, match="ATLAS_MAX_NEW_TOKENS"):
+        new_token_limit({"ATLAS_MAX_NEW_TOKENS": raw})
+
+
+def test_the_deployments_limit_defaults_to_the_pages():
+    assert new_token_limit({}) == MAX_NEW_TOKENS == 32
+    assert new_token_limit({"ATLAS_MAX_NEW_TOKENS": " 8 "}) == 8
+    assert new_token_limit({"ATLAS_MAX_NEW_TOKENS": "32"}) == 32

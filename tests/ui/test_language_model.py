@@ -88,3 +88,15 @@ def test_the_positional_lab_draws_rope_on_the_models_own_queries_and_keys():
     [caption] = [c.value for c in at.caption if "every diagonal" in c.value]
     spread = float(re.search(r"to within ([0-9.e+-]+)", caption).group(1))
     assert spread < 1e-3
+
+
+def test_a_deployments_lower_limit_reaches_the_page(monkeypatch):
+    """ATLAS_MAX_NEW_TOKENS=3 (docs/deploy.md): the page's answer stops after three tokens and
+    says why; the same question at the page's own limit is answered whole (test above), so the
+    limit is part of what the shared Trace cache is keyed by."""
+    monkeypatch.setenv("ATLAS_MAX_NEW_TOKENS", "3")
+    at = _app("Model")
+    assert not at.exception, at.exception
+    assert any("Output: The capital of" in m.value for m in at.markdown)
+    assert not any("Paris" in m.value for m in at.markdown)
+    assert any("wrote 3 tokens" in w.value for w in [*at.warning, *at.info, *at.caption])
