@@ -121,7 +121,7 @@ def _outputs(ctx: state.ViewContext, intact: Trace, ablated: Trace) -> None:
     st.caption(
         "While the earlier tokens agree (“same context”), both decoders saw the same input, so "
         "“ablated p of intact token” is a like-for-like comparison (from the ablated run's top 5 "
-        "when it chose another token; empty when the token is not among them). After the first "
+        "when it chose another token; — when the token is not among them). After the first "
         "difference only the tokens are compared."
     )
     tables.table(step_comparison(intact, ablated).round(4), ctx.presentation)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from .state import main_width_px
 
@@ -20,6 +21,9 @@ from .state import main_width_px
 # 1,287 drawn); at 7.5 px, Table 1 (798 px estimated, fits 818) left the grid for no reason.
 GRID_CHAR_PX = 6.5
 GRID_PADDING_PX = 16
+# A value a table has no number for (a token not among a run's top five, a step one run never
+# took): the grid printed "None" and the HTML table "nan" (issue 45, item 7).
+MISSING = "—"
 
 
 def grid_width_px(data: Any) -> float:
@@ -30,6 +34,18 @@ def grid_width_px(data: Any) -> float:
         max(len(str(text)) for text in [name, *frame[name].head(500).tolist()]) * GRID_CHAR_PX
         + GRID_PADDING_PX
         for name in frame.columns
+    )
+
+
+def shown(data: Any) -> pd.DataFrame | Styler:
+    """`data` as a table draws it: columns with missing values print MISSING there and their
+    other values as given (numbers as rounded beforehand, in their shortest form)."""
+    frame = pd.DataFrame(data)
+    gaps = [name for name in frame.columns if frame[name].isna().any()]
+    if not gaps:
+        return frame
+    return frame.style.format(
+        lambda v: f"{v:g}" if isinstance(v, float) else str(v), subset=gaps, na_rep=MISSING
     )
 
 
@@ -55,6 +71,8 @@ def table(
     scroll bar (issue 45, item 9)."""
     place = where or st
     if presentation or grid_width_px(data) > (width_px or main_width_px(False)):
-        place.table(data, hide_index=True, height=height or "content")
+        place.table(shown(data), hide_index=True, height=height or "content")
     else:
-        place.dataframe(data, hide_index=True, width="stretch", height=height or "auto", **options)
+        place.dataframe(
+            shown(data), hide_index=True, width="stretch", height=height or "auto", **options
+        )

@@ -24,6 +24,7 @@ from .attention import token_heatmap
 from .style import (
     ATTENTION_COLORSCALE,
     FULL_PAGE_TITLE_CHARS,
+    HALF_PAGE_TITLE_CHARS,
     HEAD_COLORS,
     KIND_LABELS,
     SIGNED_COLORSCALE,
@@ -123,7 +124,7 @@ def change_grid(
         height=max(380, 60 * n_layers + 180),
         **layer_head_axes(layers, heads),
     )
-    return fit_title(fig)
+    return fit_title(fig, max_chars=HALF_PAGE_TITLE_CHARS)  # the left of two columns
 
 
 def difference_figure(
@@ -148,6 +149,7 @@ def difference_figure(
         zmax=1.0,
         colorscale=SIGNED_COLORSCALE,
         presentation=presentation,
+        title_chars=HALF_PAGE_TITLE_CHARS,  # the right of two columns
     )
 
 

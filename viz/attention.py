@@ -18,6 +18,7 @@ from .style import (
     GOLD_COLOR,
     KIND_LABELS,
     MASKED_COLOR,
+    TITLE_LINE_CHARS,
     apply_layout,
     cell_gap,
     fit_title,
@@ -35,6 +36,8 @@ MASKED_EXPLANATION = (
     "Grey cells are masked: in decoder self-attention a position may not look at later "
     "positions (Section 3.2.3), so those weights do not exist; they are not weights of 0."
 )
+# A heatmap of this many rows or fewer labels its colour bar at the ends and the middle only.
+SHORT_COLORBAR_ROWS = 3
 _INVISIBLE = "\u200b"  # zero-width space: makes repeated tokens distinct categories, unseen
 _BLOCK_MARK = "\u2060"  # word joiner, also unseen: tells the blocks of a mosaic axis apart
 CELL_HOVER = "query '%{y}' → key '%{x}': %{z:.4f}<extra></extra>"
@@ -498,11 +501,18 @@ def token_heatmap(
     presentation: bool = False,
     max_width: int | None = None,
     drawn_width: int | None = None,
+    title_chars: int = TITLE_LINE_CHARS,
 ) -> go.Figure:
     """A [row, column] matrix with tokens on both axes, a fixed colour scale and exact hovers;
     at most `max_width` px wide (`fit_width`). `drawn_width`, where the page is known to draw
-    the figure that wide (across its main area), tells whether the column labels lie level."""
+    the figure that wide (across its main area), tells whether the column labels lie level;
+    `title_chars` is the title's line length where the figure stands in a narrower column.
+    A matrix of a few rows has a short colour bar: it is labelled at its ends and middle only
+    (five labels overprinted each other on a one-row difference of the Ablation tab)."""
     rows, columns = token_categories(row_tokens), token_categories(column_tokens)
+    colorbar: dict = {"title": {"text": value_label}}
+    if len(rows) <= SHORT_COLORBAR_ROWS:
+        colorbar["tickvals"] = [zmin, (zmin + zmax) / 2, zmax]
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -512,7 +522,7 @@ def token_heatmap(
             colorscale=colorscale,
             zmin=zmin,
             zmax=zmax,
-            colorbar={"title": {"text": value_label}},
+            colorbar=colorbar,
             xgap=1,
             ygap=1,
         )
@@ -531,4 +541,4 @@ def token_heatmap(
         xaxis=column_axis_layout,
         yaxis=token_axis(row_axis, rows, autorange="reversed"),
     )
-    return fit_title(fig, column_tokens, level=level)
+    return fit_title(fig, column_tokens, title_chars, level=level)

@@ -19,6 +19,9 @@ PRESENTATION_SCALE = 1.4
 TITLE_LINE_CHARS = 44
 # ... and at this many for a figure across the page's main area on a 1280 px laptop.
 FULL_PAGE_TITLE_CHARS = 60
+# ... and at this many for one of two figures side by side (a 401 px column at 1280 px): a line of
+# 42 characters ("change in attention per layer and head (16") drew 440 px, cut at both ends.
+HALF_PAGE_TITLE_CHARS = 34
 # Attention weights are probabilities: one fixed sequential scale from 0 to 1, white to dark blue.
 # Gold links from the corpus (word alignment, a pronoun's antecedent) are outlined in this red.
 GOLD_COLOR = "#d62728"

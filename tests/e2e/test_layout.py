@@ -71,6 +71,9 @@ FIND_THE_HEAD = {
     "paper-untrained": ({"view": "find", "query": "3", "key_token": "1"},),
     "smollm2-135m": ({"view": "find", "query": "40", "key_token": "30"},),
 }
+UPPER_CROSS_LAYERS_OFF = ",".join(
+    f"cross:{layer}:{head}" for layer in (5, 6) for head in range(1, 9)
+)
 # Figures 3–5 run on MiniLM whatever the sidebar's model: each figure once.
 PAPER_HEAD_FIGURES = ("3", "4", "5")
 
@@ -91,6 +94,11 @@ def pages() -> list[tuple[str, dict[str, str]]]:
         views += [("The paper, live", {"paper_view": v}) for v in PAPER_VIEWS]
         views += [("Compare", {"compare_mode": mode}) for mode in COMPARE_MODES]
         views += [("Attention", find) for find in FIND_THE_HEAD.get(model, ())]
+        if model == "en-de":
+            # Both upper cross-attention layers off: the longest grid title of the tab (in a
+            # half column), one comparable decoder row (a short colour bar), and a step table
+            # with missing values; its title was cut and the bar's labels overprinted.
+            views += [("Ablation", {"ablate": UPPER_CROSS_LAYERS_OFF})]
         if model == "minilm-l6":
             views += [("Heads & rollout", {"stats_layer": "4", "stats_head": "8"})]
             views += [
