@@ -28,6 +28,7 @@ from model.weights import (
     sidecar_path,
 )
 
+from .atlas import BUILT_IN_SIZE
 from .loaded import LoadedModel, ModelUnavailable, prepare
 from .reference import corpus_english_words, subword_reference, unseen_words
 
@@ -97,9 +98,13 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
     except (KeyError, TypeError, RuntimeError) as err:
         raise ModelUnavailable(f"the weights of {path.name} do not fit the model ({err})") from None
     max_source_tokens = 64
-    # the corpus's English words take a few seconds to gather; gathered now, beside the page's
-    # first run, they are ready when an output of low confidence asks why
-    threading.Thread(target=corpus_english_words, daemon=True).start()
+    # the corpus's English words take a few seconds to gather, and the head atlas's held-out
+    # sentences ~0.85 s to draw; done now, beside the page's first run, they are ready when an
+    # output of low confidence asks why and before the atlas's progress bar can show
+    held_out = partial(held_out_sentences, seed=_test_seed(sidecar))
+    threading.Thread(
+        target=lambda: (corpus_english_words(), held_out(BUILT_IN_SIZE)), daemon=True
+    ).start()
     return LoadedModel(
         name="en-de",
         label=f"English→German, trained here ({model.config.N} layers × {model.config.h} heads)",
@@ -110,7 +115,7 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
         reference=partial(subword_reference, tokenizer=tokenizer, max_tokens=max_source_tokens),
         special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
         info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
-        held_out=partial(held_out_sentences, seed=_test_seed(sidecar)),
+        held_out=held_out,
         capitalised=True,
         unseen_words=unseen_words,
     )

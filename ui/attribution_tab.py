@@ -170,6 +170,9 @@ def _word_selector(where, trace) -> int:
     )
 
 
+WORKING = "Differentiating the translation for the chosen token"
+
+
 def _attributions(ctx: state.ViewContext, steps: int, word: int, attention, gold) -> dict:
     """Every method's attributions of every German token, by label. Integrated gradients take
     most of the time (one backward pass a token and point): the chosen token's block of rows
@@ -178,13 +181,18 @@ def _attributions(ctx: state.ViewContext, steps: int, word: int, attention, gold
     rows = len(ctx.trace.steps)
     blocks = [tuple(range(s, min(s + ROWS_PER_CALL, rows))) for s in range(0, rows, ROWS_PER_CALL)]
     first = next(block for block in blocks if word in block)
-    with st.spinner("Differentiating the translation for the chosen token…"):
-        quick = {
-            label: state.get_attributions(ctx.name, ctx.text, ctx.decoding, method, steps)
-            for method, label in METHODS.items()
-            if method != "integrated_gradients"
-        }
-        done = {first: state.get_attribution_rows(ctx.name, ctx.text, ctx.decoding, steps, first)}
+    # A progress bar, not a spinner: Streamlit shows a spinner only after half a second, and a
+    # new sentence's first view should say at once what it is working on (issue 45's bar).
+    working = st.empty()
+    working.progress(0.0, text=f"{WORKING}: saliency and input × gradient…")
+    quick = {
+        label: state.get_attributions(ctx.name, ctx.text, ctx.decoding, method, steps)
+        for method, label in METHODS.items()
+        if method != "integrated_gradients"
+    }
+    working.progress(0.5, text=f"{WORKING}: integrated gradients of its rows…")
+    done = {first: state.get_attribution_rows(ctx.name, ctx.text, ctx.decoding, steps, first)}
+    working.empty()
     of_word = [(label, a.scores[word]) for label, a in quick.items()]
     of_word.append((METHODS["integrated_gradients"], done[first].scores[first.index(word)]))
     of_word += [(label, matrix[word]) for label, matrix in attention]

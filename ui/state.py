@@ -6,9 +6,11 @@ depend only on (model, text, settings), so they are cached the same way and shar
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +67,37 @@ def _trace_cache() -> TraceCache[Trace]:
     return TraceCache(TRACE_CACHE_BYTES)
 
 
+@contextlib.contextmanager
+def working(label: str) -> Iterator[None]:
+    """A status line naming the work, shown at once where the page stands and gone when the
+    work is done. (st.spinner shows only after half a second: a run of the Scaling or the
+    Positional tab said nothing for that long, issue 45's speed bar.) Shown only on a cache
+    miss, so a rerun that finds its results draws nothing here and nothing moves."""
+    holder = st.empty()
+    holder.status(label, state="running")
+    try:
+        yield
+    finally:
+        holder.empty()
+
+
+def _running(settings: RunSettings, decoding: str, encoder_only: bool) -> str:
+    """What a run is, as the page's status line names it."""
+    what = []
+    if settings.scale is not None:
+        what.append(f"with the scale s = {settings.scale:.4g}")
+    if settings.ablate:
+        what.append(f"with {len(settings.ablate)} heads switched off")
+    if not settings.use_positions:
+        what.append("without positional encodings")
+    if settings.window is not None:
+        what.append(f"with self-attention restricted to r = {settings.window}")
+    if decoding == "beam":
+        what.append("by beam search")
+    runs = "Running the encoder" if encoder_only else "Running the model"
+    return " ".join([runs, ", ".join(what)]).strip() + "…"
+
+
 # The longest text a run reads. Models read at most 512 tokens and a token takes at least one
 # character, so the cut never changes what a model reads; it bounds what a session's run and the
 # shared cache's keys hold, whatever is pasted into the page or sent to the server.
@@ -91,7 +124,7 @@ def get_trace(
     )
 
     def make() -> Trace:
-        with st.spinner("Running the encoder…" if encoder_only else "Running the model…"):
+        with working(_running(settings, decoding, encoder_only)):
             return run(
                 get_model(name),
                 text,

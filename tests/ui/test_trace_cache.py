@@ -78,3 +78,24 @@ def test_the_page_runs_at_most_max_text_chars_of_a_pasted_text(untrained):
     by_hand = run(untrained, head[: state.MAX_TEXT_CHARS])
     assert first.source_tokens == by_hand.source_tokens
     assert len(first.source_tokens) == untrained.max_source_tokens
+
+
+def test_a_runs_status_line_names_what_runs():
+    """The status line a cache miss shows at once (ui.state.working) says which run this is:
+    the Scaling and Positional tabs run the same text under other settings."""
+    from model.transformer import RunSettings
+    from ui.state import _running
+
+    assert _running(RunSettings(), "greedy", False) == "Running the model…"
+    assert _running(RunSettings(), "greedy", True) == "Running the encoder…"
+    assert _running(RunSettings(scale=1.0), "greedy", False) == (
+        "Running the model with the scale s = 1…"
+    )
+    assert _running(RunSettings(use_positions=False), "greedy", True) == (
+        "Running the encoder without positional encodings…"
+    )
+    ablated = RunSettings(ablate=frozenset({("cross", 4, 0), ("cross", 5, 1)}), window=3)
+    assert _running(ablated, "beam", False) == (
+        "Running the model with 2 heads switched off, with self-attention restricted to r = 3, "
+        "by beam search…"
+    )
