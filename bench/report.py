@@ -560,6 +560,42 @@ def smollm2_section(result: dict) -> str:
     )
 
 
+def tabs_section(result: dict) -> str:
+    from .tabs import meets_bar
+
+    rows = []
+    for action, r in result["actions"].items():
+        feedback, drawn, server = r["feedback"], r["drawn"], r.get("server")
+        rows.append(
+            [
+                action,
+                sec(feedback) if feedback else "—",
+                "; ".join(r["feedback_what"]) or "—",
+                sec(server) if server else "—",
+                sec(drawn),
+                met(meets_bar(feedback.median if feedback else None, drawn.median)),
+            ]
+        )
+    bar = result["bar"]
+    return "\n".join(
+        [
+            "### 11. What a class waits for, in Chromium (each action on a fresh server)",
+            "",
+            f"{len(result['sentences'])} visits, each on a fresh server and a sentence of its "
+            "own, at 1280×800: the first page, every tab clicked once, a model switch and back, "
+            "a demo scene, a shared link to MiniLM's head atlas in a new browser context. "
+            "Feedback: the first named spinner or progress bar, or the view itself; server run: "
+            "until Streamlit's running indicator went (the app's script; — where the run was too "
+            "short for Streamlit to show it); drawn: the main area's last change before the page "
+            "settled (the rest is the browser drawing the figures). The bar (issue 45): the view "
+            f"within {bar['view_s']:g} s, or named feedback within {bar['feedback_s']:g} s and "
+            f"the view within {bar['view_with_feedback_s']:g} s.",
+            "",
+            table(["action", "feedback, s", "first feedback shown", "drawn, s", "bar met?"], rows),
+        ]
+    )
+
+
 def markdown(results: dict) -> str:
     found = targets(results)
     parts = [
@@ -584,6 +620,7 @@ def markdown(results: dict) -> str:
         ("attribution", attribution_section),
         ("atlas", atlas_section),
         ("smollm2", smollm2_section),
+        ("tabs", tabs_section),
     ]
     for key, render in sections:
         if results.get(key):

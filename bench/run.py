@@ -11,6 +11,8 @@
 6. app: AppTest rerun times; server start -> first heatmap in headless Chromium, cold and warm
    (the default model, MiniLM and SmolLM2)
 7. floor: FLOPs of each figure against this machine's measured matmul rate
+11. tabs: what a class waits for in Chromium: each tab's first view, a model switch, a demo
+    scene and a shared link, each on a fresh server
 
 Writes bench/results.json (every raw number) and bench/results.md (the tables); --readme also
 puts the tables into README.md's Benchmarks section. Run it on a quiet machine if you can, and
@@ -43,6 +45,7 @@ MEASUREMENTS = (
     "attribution",
     "atlas",
     "smollm2",
+    "tabs",
     "floor",
 )
 LANGUAGE_MODEL = "smollm2-135m"  # its first visitor, with and without ATLAS_PRELOAD
@@ -64,6 +67,7 @@ FULL = {
     "cold_starts": 2,
     "warm_pages": 3,
     "matmul_size": 2048,
+    "visits": 5,
 }
 QUICK = FULL | {
     "repeats": 2,
@@ -77,6 +81,7 @@ QUICK = FULL | {
     "cold_starts": 1,
     "warm_pages": 1,
     "matmul_size": 1024,
+    "visits": 1,
 }
 
 
@@ -160,6 +165,11 @@ def measure(only: set[str], plan: dict, threads: int) -> dict:
 
         log("10. SmolLM2-135M: the captured forward beside transformers, generation, a start")
         results["smollm2"] = smollm2_bench(plan["repeats"] < 3, plan["repeats"])
+    if "tabs" in only:
+        from bench import tabs
+
+        log("11. each tab's first view, a model switch, a scene, a shared link, in Chromium")
+        results["tabs"] = tabs.tabs(plan["visits"])
     return results
 
 
