@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import cached_property
 
+from corpus import lesson
 from corpus import lexicon as lx
 from corpus.grammar import (
     NP,
@@ -48,6 +49,13 @@ SENTENCE_KINDS = {
     "subordinate": 0.14,
     "coreference": 0.12,
 }
+# Corpus v2.1 (corpus/lesson.py): v2's kinds keep their proportions among themselves and take
+# 70% of the draws; the lecturer's constructions the rest.
+SENTENCE_KINDS_V2_1 = {k: round(0.7 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
+    "dative_to": 0.1,
+    "feminine": 0.1,
+    "goal": 0.1,
+}
 TENSES = {"present": 0.3, "past": 0.3, "perfect": 0.12, "progressive": 0.1, "future": 0.1}
 MODAL_P = 0.1
 NEGATION_P = 0.2
@@ -66,6 +74,10 @@ def _weighted(rng: random.Random, options: dict[str, float]) -> str:
 
 
 class Sampler:
+    """Corpus v2's sampler; corpus v2.1's (`corpus.lesson.LessonSampler`) extends it."""
+
+    kinds = SENTENCE_KINDS  # the sentence kinds this version draws, with their weights
+
     def __init__(self, lex: Lexicon, rng: random.Random) -> None:
         self.lex = lex
         self.rng = rng
@@ -356,6 +368,7 @@ class Sampler:
             fits = [a for a in fits if "present" in a.tenses or "past" not in a.tenses]
         if c.verb is not None and self.lex.verb(c.verb).motion:  # not "*goes at home"
             fits = [a for a in fits if a.kind != "place"]
+        fits = [a for a in fits if a.kind != "goal"]  # v2.1's "home": LessonSampler adds them
         if c.verb is None:
             fits = [a for a in fits if a.kind in ("time", "frequency", "sentence")]
         if not fits:
@@ -629,6 +642,25 @@ class Sampler:
         return None
 
 
+class LessonSampler(Sampler):
+    """Corpus v2.1's sampler: v2's sentence kinds, some written the v2.1 way, and the
+    lecturer's constructions (drawn by corpus/lesson.py)."""
+
+    kinds = SENTENCE_KINDS_V2_1
+
+    def base_verb_clause(self, *args, **kwargs) -> Clause | None:
+        return Sampler.verb_clause(self, *args, **kwargs)
+
+    def verb_clause(self, *args, **kwargs) -> Clause | None:
+        return lesson.with_dative_to(self, super().verb_clause(*args, **kwargs))
+
+    def sentence(self, kind: str) -> Sentence | None:
+        draw = {"dative_to": lesson.dative_to, "feminine": lesson.feminine, "goal": lesson.goal}
+        if kind in draw:
+            return draw[kind](self)
+        return super().sentence(kind)
+
+
 def _female(lex: Lexicon, np: NP) -> bool:
     if np.name:
         return lex.name(np.name).sex == "f"
@@ -650,7 +682,7 @@ def sample(sampler: Sampler, kind: str | None = None) -> Example:
     unambiguous and at most MAX_SENTENCE_TOKENS English tokens long."""
     lex = sampler.lex
     # the kind is drawn once: kinds that need more tries keep their share
-    k = kind or _weighted(sampler.rng, SENTENCE_KINDS)
+    k = kind or _weighted(sampler.rng, sampler.kinds)
     while True:
         spec = sampler.sentence(k)
         if spec is None:
@@ -670,12 +702,19 @@ def sample(sampler: Sampler, kind: str | None = None) -> Example:
 
 
 def generate(
-    n: int, seed: int, kind: str | None = None, lex: Lexicon | None = None, min_tokens: int = 0
+    n: int,
+    seed: int,
+    kind: str | None = None,
+    lex: Lexicon | None = None,
+    min_tokens: int = 0,
+    version: str = "v2",
 ) -> list[Example]:
     """`n` examples, deterministic in `seed`; `kind` restricts them to one sentence kind and
-    `min_tokens` to sentences with more English tokens than that."""
-    lex = lex or lx.load()
-    sampler = Sampler(lex, random.Random(seed))
+    `min_tokens` to sentences with more English tokens than that. `version` "v2.1" draws
+    corpus v2.1 (`corpus.lesson`); v2, the default, is what the shipped model was trained and
+    measured on, and stays as it was."""
+    lex = lex or lx.load_version(version)
+    sampler = (Sampler if version == "v2" else LessonSampler)(lex, random.Random(seed))
     out: list[Example] = []
     while len(out) < n:
         ex = sample(sampler, kind)

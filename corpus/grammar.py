@@ -42,6 +42,7 @@ class NP:
     wh: str | None = None  # who | what
     relative: Relative | None = None
     coord: tuple[NP, NP] | None = None
+    female: bool = False  # v2.1: a person noun in its feminine form (the teacher = die Lehrerin)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class Clause:
     verb: str | None = None  # None: the copula (with `complement`) or "there is" (`there`)
     obj: NP | None = None  # accusative object, dative for frame dat, or prepositional object
     iobj: NP | None = None  # dative object of dat_acc verbs
+    to_dative: bool = False  # v2.1: "gives the book to the man", the dative after the object
     complement: Complement | None = None
     there: NP | None = None  # "there is" + this noun phrase
     pp: PP | None = None
@@ -83,6 +85,7 @@ class Clause:
     wh: str | None = None  # where | when | why | how (who/what are NPs)
     adverb: str | None = None
     adverb_front: bool = False
+    goal: str | None = None  # v2.1: where a verb of motion goes, an adverb of kind goal (home)
     imperative: bool = False
     please: bool = False
     gap: str | None = None  # in a relative clause: subject | object
@@ -176,7 +179,7 @@ def np_gender(lex: Lexicon, np: NP) -> str:
         name = lex.name(np.name)
         return name.sex if name.kind == "person" else "n"
     if np.noun:
-        return lex.noun(np.noun).gender
+        return "f" if np.female else lex.noun(np.noun).gender
     if np.pronoun:
         return {"he": "m", "she": "f", "it": "n"}.get(np.pronoun, "pl")
     return "m"
@@ -234,6 +237,12 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         return _with_relative(b, np, phrase)
 
     noun = lex.noun(np.noun)  # type: ignore[arg-type]
+    if np.female:
+        female = lex.feminine_of(noun.en)
+        if female is None:
+            raise KeyError(f"{noun.en}: no feminine form")
+        noun = female
+        b.tags.add("feminine_profession")
     g = "pl" if np.plural else noun.gender
     adj = lex.adjective(np.adjective) if np.adjective else None
     en_noun = noun.en_plural if np.plural else noun.en
@@ -601,9 +610,20 @@ def _clause(
             b.tags.add("dative_object" if case == "dat" else "accusative")
     if frame == "dat_acc":
         b.tags.add("ditransitive")
+    to_ids: list[int] = []
+    if c.to_dative and iobj is not None:
+        # "to" is what the German dative's case says: it goes with the dative's first word
+        to_ids = b.en("to")
+        word, links = iobj.de[0]
+        iobj.de[0] = (word, tuple(sorted({*links, *to_ids})))
+        b.tags.add("dative_to")
     there_ids = b.en("there") if c.there is not None else []
     there = _np(b, c.there, "acc", kein=vg.neg if c.there is target else None) if c.there else None
     comp = _complement(b, c.complement, target, vg) if c.complement else None
+    goal = lex.adverb(c.goal) if c.goal else None
+    goal_ids = b.en(*goal.en) if goal else []
+    if goal:
+        b.tags.add("goal")
     pp = _pp(b, c.pp, v.motion if v else False) if c.pp else None
     if c.negated:
         b.tags.add("negation")
@@ -614,8 +634,10 @@ def _clause(
     if mid:
         rest = rest[: vg.adv_slot] + adv_ids + rest[vg.adv_slot :]
     objects = (iobj.en if iobj else []) + (particle + obj.en if obj and not obj_wh else [])
+    if to_ids:  # "gives the book to the man"
+        objects = (particle + obj.en if obj and not obj_wh else []) + to_ids + iobj.en  # type: ignore[union-attr]
     tail = objects + (there.en if there else []) + (comp.en if comp else [])
-    tail += pp.en if pp else []
+    tail += goal_ids + (pp.en if pp else [])  # "went home after school"
     if adv and not c.adverb_front and not mid:
         tail += adv_ids
     en = please + (adv_ids if c.adverb_front else [])
@@ -658,6 +680,8 @@ def _clause(
         middle += pp.de
     if adv and not c.adverb_front and adv.kind in ("place", "manner"):
         middle.append((" ".join(adv.de), tuple(adv_ids)))
+    if goal:  # "ging nach der Schule nach Hause": the goal closes the middle field
+        middle.append((" ".join(goal.de), tuple(goal_ids)))
     subj_de = [] if (subj is None or subj_wh) else subj.de
     b.roles = {
         "subject": _antecedent(b, c.subject, subj),
@@ -839,7 +863,76 @@ def _agrees(lex: Lexicon, pronoun: str, np: NP) -> bool:
     if pronoun == "it":
         return "person" not in noun.classes
     sex = {"he": "m", "she": "f"}[pronoun]
+    if np.female:
+        return sex == "f"
+    if sex == "f" and noun.sex == "" and lex.feminine_of(noun.en) is not None:
+        return "person" in noun.classes  # v2.1: "the teacher ... she" is die Lehrerin
     return "person" in noun.classes and (noun.sex == sex or (noun.sex == "" and noun.gender == sex))
+
+
+def _is_female(lex: Lexicon, np: NP | None) -> bool:
+    if np is None or np.plural or np.coord:
+        return False
+    if np.name:
+        name = lex.name(np.name)
+        return name.kind == "person" and name.sex == "f"
+    if np.noun:
+        return np.female or lex.noun(np.noun).sex == "f"
+    return np.pronoun == "she"
+
+
+def _feminine(lex: Lexicon, np: NP | None) -> NP | None:
+    """The noun phrase in its feminine form, if it is a person noun that has one (v2.1)."""
+    if np is None or np.noun is None or np.female or np.coord:
+        return None
+    noun = lex.noun(np.noun)
+    if noun.sex or lex.feminine_of(noun.en) is None:
+        return None
+    return replace(np, female=True)
+
+
+def _her_only(lex: Lexicon, c: Clause) -> bool:
+    """Has the clause a possessive "her" and no other woman it could stand for?"""
+    others = [c.obj, c.iobj, c.pp.np if c.pp else None]
+    her = [np for np in others if np is not None and np.possessor == "she"]
+    # "for her daughter": the daughter is not her own possessor
+    return bool(her) and not any(_is_female(lex, np) for np in others if np not in her)
+
+
+def feminine_agreement(sentence: Sentence, lex: Lexicon) -> Sentence:
+    """Corpus v2.1: a person noun takes its feminine form where the sentence says the person
+    is a woman: the antecedent of "she" ("The teacher is tired because she ..." = die
+    Lehrerin ... sie) and a predicative noun of a female subject ("She is a doctor." = "Sie ist
+    eine Ärztin."). A lexicon without feminine forms (v2) leaves every sentence as it is."""
+    if not lex.feminine:
+        return sentence
+    clauses = list(sentence.clauses)
+    second = (
+        sentence.sub if sentence.sub is not None else (clauses[1] if len(clauses) > 1 else None)
+    )
+    if second is not None:
+        for _slot, np in _slots(second):
+            if np is not None and np.pronoun == "she" and np.ref is not None:
+                first = clauses[0]
+                ante = {"subject": first.subject, "object": first.obj}.get(np.ref)
+                if np.ref == "pp" and first.pp is not None:
+                    ante = first.pp.np
+                female = _feminine(lex, ante)
+                if female is not None:
+                    clauses[0] = _with_np(first, np.ref, female)
+    # a noun "he" stands for stays masculine ("The teacher reads her book and he sleeps")
+    male = {np.ref for _, np in _slots(second) if np and np.pronoun == "he"} if second else set()
+    out = []
+    for k, c in enumerate([*clauses, sentence.sub]):
+        male_subject = k == 0 and "subject" in male
+        if c is not None and not male_subject and _feminine(lex, c.subject) and _her_only(lex, c):
+            c = replace(c, subject=_feminine(lex, c.subject))  # "The cook bakes for her son"
+        if c is not None and c.verb is None and c.complement and c.complement.np:
+            female = _feminine(lex, c.complement.np)
+            if female is not None and _is_female(lex, c.subject):
+                c = replace(c, complement=replace(c.complement, np=female))
+        out.append(c)
+    return replace(sentence, clauses=tuple(out[:-1]), sub=out[-1])
 
 
 def slot_classes(lex: Lexicon, c: Clause, slot: str) -> frozenset[str] | None:
@@ -891,7 +984,13 @@ def assign_refs(sentence: Sentence, lex: Lexicon) -> tuple[Sentence, str]:
     clause it stands for, decided by agreement and meaning (selectional restrictions).
     Returns the sentence and "ok", or "ambiguous" (two readings; the first is taken) or
     "cataphora" (a pronoun in a fronted subordinate clause that could point forward; left
-    unlinked). The generator drops sentences that are not "ok"."""
+    unlinked). The generator drops sentences that are not "ok". In v2.1 the nouns then agree
+    with a woman's pronoun (`feminine_agreement`)."""
+    linked, status = _assign_refs(sentence, lex)
+    return feminine_agreement(linked, lex), status
+
+
+def _assign_refs(sentence: Sentence, lex: Lexicon) -> tuple[Sentence, str]:
     if sentence.coordinator:
         second, put = sentence.clauses[1], "coord"
     elif sentence.sub is not None:
@@ -900,12 +999,27 @@ def assign_refs(sentence: Sentence, lex: Lexicon) -> tuple[Sentence, str]:
         return sentence, "ok"
     first = sentence.clauses[0]
     status = "ok"
+    found: list[tuple[str, NP, list[str]]] = []
     for slot, np in _slots(second):
         if np is None or np.pronoun not in _THIRD_PERSON:
             continue
         roles = antecedents(lex, first, np.pronoun, slot_classes(lex, second, slot))  # type: ignore[arg-type]
-        if not roles:
-            continue
+        if roles:
+            found.append((slot, np, roles))
+    if lex.version != "v2":
+        # two pronouns of one clause are two people ("The doctor helped the man and he
+        # thanked her": her is the doctor, so he is the man); v2 left this to chance
+        for slot, _, roles in found:
+            taken = {r[0] for s, _, r in found if s != slot and len(r) == 1}
+            if len(roles) > 1 and set(roles) - taken:
+                roles[:] = [r for r in roles if r not in taken]
+        # ... and where both can only mean the same noun, the later one is someone else
+        # ("The partner left when she waited for him": him is not the partner)
+        for k, (_, _, roles) in enumerate(found):
+            if len(roles) == 1 and any(r == roles for _, _, r in found[:k]):
+                roles.clear()
+        found = [f for f in found if f[2]]
+    for slot, np, roles in found:
         if sentence.sub_first:
             status = "cataphora"
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -129,6 +129,10 @@ class Lexicon:
     adverbs: tuple[Adverb, ...]
     prepositions: tuple[Preposition, ...]
     names: tuple[Name, ...]
+    # corpus v2.1 (`load_version`): the feminine form of a person noun, by its English word
+    # (teacher -> Lehrerin), and the version whose words these are; v2 has no feminine forms
+    feminine: tuple[Noun, ...] = ()
+    version: str = "v2"
 
     def __post_init__(self) -> None:
         index = {
@@ -138,6 +142,7 @@ class Lexicon:
             "adverb": {" ".join(a.en): a for a in self.adverbs},
             "preposition": {" ".join(p.en): p for p in self.prepositions},
             "name": {n.en: n for n in self.names},
+            "feminine": {n.en: n for n in self.feminine},
         }
         object.__setattr__(self, "_index", index)
 
@@ -158,6 +163,10 @@ class Lexicon:
 
     def name(self, en: str) -> Name:
         return self._index["name"][en]  # type: ignore[attr-defined]
+
+    def feminine_of(self, en: str) -> Noun | None:
+        """The feminine noun for a person noun (teacher -> Lehrerin), None if it has none."""
+        return self._index["feminine"].get(en)  # type: ignore[attr-defined]
 
 
 def _noun(r: dict[str, str]) -> Noun:
@@ -244,6 +253,45 @@ def load(data_dir: Path = DATA_DIR) -> Lexicon:
         Name(r["en"], r["de"], r["kind"], r["sex"]) for r in read_rows("names.tsv", data_dir)
     )
     return Lexicon(nouns, verbs, adjectives, adverbs, prepositions, names)
+
+
+VERSIONS = ("v2", "v2.1")
+LATEST = "v2.1"
+
+
+@cache
+def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
+    """The lexicon of one corpus version. v2 is `load()` unchanged: the shipped model's
+    held-out figures are drawn from it. v2.1 adds the rows of the `*_v2_1.tsv` files, after
+    v2's, so that no v2 draw sees them (corpus/data/README.md)."""
+    base = load(data_dir)
+    if version == "v2":
+        return base
+    if version != "v2.1":
+        raise ValueError(f"unknown corpus version {version!r}; known: {VERSIONS}")
+    adverbs = tuple(
+        Adverb(
+            tuple(r["en"].split()),
+            tuple(r["de"].split()),
+            r["kind"],
+            frozenset(r["tenses"].split()),
+            r["front"] == "1",
+        )
+        for r in read_rows("adverbs_v2_1.tsv", data_dir)
+    )
+    feminine = tuple(
+        replace(
+            base.noun(r["en"]),
+            de=r["de"],
+            gender="f",
+            de_plural=r["de_plural"],
+            de_oblique=r["de"],
+            de_genitive=r["de"],
+            sex="f",
+        )
+        for r in read_rows("feminine_v2_1.tsv", data_dir)
+    )
+    return replace(base, adverbs=base.adverbs + adverbs, feminine=feminine, version=version)
 
 
 # ----------------------------------------------------------------- closed classes
@@ -396,6 +444,11 @@ OBJECT_OPTIONAL = frozenset(
     """eat drink read write cook paint draw wash clean win lose pay wait help learn study
     listen understand call answer ask watch sing""".split()
 )
+
+# Corpus v2.1: verbs of frame acc whose "to" + person is a German dative, as for the dat_acc
+# verbs ("writes a letter to her father" = "schreibt ihrem Vater einen Brief").
+DATIVE_TO = frozenset("write explain describe sell recommend".split())
+DATIVE_TO_CLASSES = frozenset({"person", "group"})
 
 # Subordinating conjunctions; "when" is "als" for a single event in the past.
 CONJUNCTIONS = {

@@ -270,8 +270,19 @@ class _Parser:
 
     def adverbs(self, i: int, kinds: tuple[str, ...] | None = None) -> Iterator[tuple[str, int]]:
         for words, key in self.ix.adverbs.items():
-            if self.match(i, words) and (kinds is None or self.lex.adverb(key).kind in kinds):
+            kind = self.lex.adverb(key).kind
+            if kind == "goal":  # v2.1's goals of motion are a clause's `goal`
+                continue
+            if self.match(i, words) and (kinds is None or kind in kinds):
                 yield key, i + len(words)
+
+    def goals(self, c: Clause, i: int) -> Iterator[tuple[Clause, int]]:
+        """v2.1: a verb of motion and where it goes ("goes home", "went to school")."""
+        if c.verb is None or c.goal is not None or not self.lex.verb(c.verb).motion:
+            return
+        for words, key in self.ix.adverbs.items():
+            if self.lex.adverb(key).kind == "goal" and self.match(i, words):
+                yield replace(c, goal=key), i + len(words)
 
     def pp(self, i: int) -> Iterator[tuple[PP, int]]:
         for words, key in self.ix.preps.items():
@@ -283,15 +294,21 @@ class _Parser:
     def rest(
         self, c: Clause, i: int, sub: bool, gap_object: bool = False
     ) -> Iterator[tuple[Clause, int]]:
-        """Objects / complement, then an optional PP and an optional adverb."""
-        for filled, j in self._objects(c, i, gap_object):
-            options = [(filled, j)]
-            options += [(replace(filled, pp=pp), k) for pp, k in self.pp(j)]
-            for f, k in options:
-                yield f, k
-                if f.adverb is None:
-                    for adv, m in self.adverbs(k):
-                        yield replace(f, adverb=adv), m
+        """Objects / complement, then (v2.1) a goal of motion, an optional PP and an optional
+        adverb."""
+        for objects, j in self._objects(c, i, gap_object):
+            for filled, k in [(objects, j), *self.goals(objects, j)]:
+                options = [(filled, k)]
+                options += [
+                    (replace(filled, pp=pp), m)
+                    for pp, m in self.pp(k)
+                    if not self._dative_pp(filled, pp)
+                ]
+                for f, m in options:
+                    yield f, m
+                    if f.adverb is None:
+                        for adv, n in self.adverbs(m):
+                            yield replace(f, adverb=adv), n
 
     def _objects(self, c: Clause, i: int, gap_object: bool) -> Iterator[tuple[Clause, int]]:
         if c.verb is None:
@@ -330,6 +347,8 @@ class _Parser:
             if v.frame == "dat_acc":
                 for iobj, k in self.np(j):
                     yield replace(c, iobj=iobj), k
+                for iobj, k in self._to_dative(v, j):  # "What do you give to the man?"
+                    yield replace(c, iobj=iobj, to_dative=True), k
             else:
                 yield c, i
             return
@@ -337,9 +356,40 @@ class _Parser:
             for iobj, k in self.np(j):
                 for obj, m in self.np(k):
                     yield replace(c, iobj=iobj, obj=obj), m
+            for obj, k in self.np(j):
+                for iobj, m in self._to_dative(v, k):
+                    yield replace(c, iobj=iobj, obj=obj, to_dative=True), m
             return
         for obj, k in self.np(j):
             yield replace(c, obj=obj), k
+            if v.key in lx.DATIVE_TO:
+                for iobj, m in self._to_dative(v, k):
+                    yield replace(c, obj=obj, iobj=iobj, to_dative=True), m
+
+    def _to_dative(self, v: lx.Verb, i: int) -> Iterator[tuple[NP, int]]:
+        """v2.1: "to" and the person a thing is given to ("gives the book to the man"). Only
+        what the verb's dative accepts: "sends the letter to Berlin" is a place, not a
+        dative."""
+        if self.lex.version == "v2" or self.at(i) != "to":
+            return
+        for iobj, k in self.np(i + 1, relative=False):
+            if self._dative_fits(v, iobj):
+                yield iobj, k
+
+    def _dative_fits(self, v: lx.Verb, np: NP) -> bool:
+        if np.coord:
+            return all(self._dative_fits(v, part) for part in np.coord)
+        classes = v.iobj if v.frame == "dat_acc" else lx.DATIVE_TO_CLASSES
+        return np.pronoun is not None or bool(grammar.np_classes(self.lex, np) & classes)
+
+    def _dative_pp(self, c: Clause, pp: PP) -> bool:
+        """v2.1: "to" + a person after a verb that gives is its dative, never "zu" + dative
+        ("gave her bread to the birds" = "gab den Vögeln ihr Brot")."""
+        if self.lex.version == "v2" or pp.prep != "to" or c.verb is None:
+            return False
+        v = self.lex.verb(c.verb)
+        dative = v.frame == "dat_acc" or v.key in lx.DATIVE_TO
+        return dative and self._dative_fits(v, pp.np)
 
     # ---------------------------------------------------------------- clauses
     def clause(self, i: int, sub: bool = False) -> Iterator[tuple[Clause, int]]:
@@ -471,8 +521,9 @@ def _sentences(lex: Lexicon, toks: list[str]) -> Iterator[Sentence]:
 
 
 def translations(text: str, lex: Lexicon | None = None, limit: int = 4) -> list[Example]:
-    """Distinct derivations of a typed English sentence (several when it is ambiguous)."""
-    lex = lex or lx.load()
+    """Distinct derivations of a typed English sentence (several when it is ambiguous), by
+    the newest corpus version's grammar unless `lex` is another version's lexicon."""
+    lex = lex or lx.load_version(lx.LATEST)
     toks = normalize(text)
     target = tuple(w.lower() for w in toks)
     found: list[Example] = []

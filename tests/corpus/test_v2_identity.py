@@ -33,3 +33,8 @@ def test_v2_is_what_main_generated_before_v2_1():
     got = [_row(ex) for ex in generate(300, seed=0)]
     diff = [(k, w, g) for k, (w, g) in enumerate(zip(want, got)) if w != g]
     assert not diff, diff[:3]
+
+
+def test_v2_is_the_default_version():
+    assert generate(40, seed=7) == generate(40, seed=7, version="v2")
+    assert generate(40, seed=7) != generate(40, seed=7, version="v2.1")

@@ -1,0 +1,164 @@
+"""Corpus v2.1: what a lecturer types in a first class, on top of corpus v2.
+
+`generate(n, seed, version="v2.1")` draws with `generator.LessonSampler`, which extends v2's
+sampler with v2.1's sentence kinds (`SENTENCE_KINDS_V2_1`), drawn by the functions here (each
+takes that sampler): the constructions v2 lacks: "give the book *to* the man" (the
+dative after the object), the feminine form of a person noun where a pronoun or the subject
+says she is a woman (die Lehrerin, eine Ärztin), and the goals of verbs of motion (go home =
+nach Hause gehen). The new words live in their own data files (`*_v2_1.tsv`,
+`lexicon.load_version`), so corpus v2's draws never see them and v2 stays byte for byte what
+the shipped model was trained and measured on (tests/corpus/test_v2_identity.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from corpus import lexicon as lx
+from corpus.grammar import NP, Clause, Complement, Sentence, np_classes
+
+# "to" after the object: how often a v2 kind's dat_acc clause is written so in v2.1.
+TO_DATIVE_P = 0.5
+# Verbs of motion by the goals they take (one goes to bed; one does not drive there).
+GOAL_VERBS = {
+    "home": frozenset("go come run return drive walk travel ride fly".split()),
+    "to school": frozenset("go come run drive walk ride".split()),
+    "to work": frozenset("go come run drive walk ride".split()),
+    "to bed": frozenset({"go"}),
+}
+
+
+def with_dative_to(s, c: Clause | None) -> Clause | None:
+    """A clause of v2's kinds as v2.1 writes it: the dative of a verb that gives is often "to"
+    + the person, and "to" + a person is never a place phrase after such a verb."""
+    if c is None or c.verb is None:
+        return c
+    v = s.lex.verb(c.verb)
+    gives = v.frame == "dat_acc" or v.key in lx.DATIVE_TO
+    if gives and c.pp is not None and c.pp.prep == "to":
+        # "to" + a person after a verb that gives is its dative (the parser reads it so)
+        if c.iobj is None and _dative_fits(s.lex, v, c.pp.np) and c.obj is not None:
+            return replace(c, iobj=c.pp.np, pp=None, to_dative=True)
+        if _dative_fits(s.lex, v, c.pp.np):
+            c = replace(c, pp=None)
+    if v.key in lx.DATIVE_TO and c.obj is not None and c.iobj is None:
+        if s.rng.random() < 0.3:  # "explains the problem to the students"
+            iobj = s.np(lx.DATIVE_TO_CLASSES, "object", allow_no=False, coord=False)
+            if iobj is not None and iobj != c.subject:
+                c = replace(c, iobj=iobj, to_dative=True)
+    if c.iobj is not None and s.rng.random() < TO_DATIVE_P:
+        c = replace(c, to_dative=True)
+    return c
+
+
+def dative_to(s) -> Sentence | None:
+    """ "I give the book to the teacher." / "Show it to me." = "Zeig es mir." """
+    rng = s.rng
+    c = s.base_verb_clause(frames=("dat_acc",))
+    if c is None or c.obj is None:
+        return None
+    c = replace(c, to_dative=True)
+    if rng.random() < 0.25 and not (c.negated and c.obj.det in ("a", "bare")):
+        # a pronoun object: "gives it to her" = "gibt es ihr"
+        if c.obj.plural:
+            c = replace(c, obj=NP(pronoun="they"))
+        else:
+            c = replace(c, obj=NP(pronoun="it"))
+    kind = rng.random()
+    person = "person" in s.lex.verb(c.verb).subject  # type: ignore[arg-type]
+    if kind < 0.15 and person and c.iobj.pronoun not in ("you", "you_all"):  # type: ignore[union-attr]
+        c = replace(c, subject=None, tense="present", modal=None, imperative=True)
+        c = replace(c, please=not c.negated and rng.random() < 0.3)
+        return Sentence((c,), punct=rng.choice([".", "!"]))
+    if kind < 0.3:
+        c = replace(c, question=True, negated=False, contracted=False)
+        return Sentence((c,), punct="?")
+    return Sentence((s.with_adverb(c),))
+
+
+def _profession(s, det: str = "the") -> NP | None:
+    """A person noun that has a feminine form (teacher, doctor, neighbor)."""
+    nouns = [n for n in s.nouns_by_class["person"] if s.lex.feminine_of(n.en)]
+    if not nouns:
+        return None
+    noun = s.pick(nouns)
+    possessor = s.rng.choice(["i", "you", "we"]) if det == "poss" else None
+    return NP(noun.en, det, possessor=possessor)
+
+
+def feminine(s) -> Sentence | None:
+    """ "She is a teacher." = "Sie ist eine Lehrerin."; "The doctor was tired because she
+    had worked all day." = "Die Ärztin war müde, ..." (`grammar.feminine_agreement`)."""
+    rng = s.rng
+    if rng.random() < 0.4:
+        women = [n for n in s.people if n.sex == "f"]
+        subject = rng.choice(
+            [NP(pronoun="she"), NP(name=rng.choice(women).en), NP("woman"), NP("mother")]
+        )
+        job = _profession(s, "a")
+        if job is None:
+            return None
+        c = Clause(
+            subject,
+            None,
+            complement=Complement(np=job),
+            tense=rng.choice(["present", "present", "past", "future"]),
+            negated=rng.random() < 0.2,
+        )
+        c = replace(c, contracted=c.negated and rng.random() < 0.5)
+        if rng.random() < 0.15:
+            return Sentence(
+                (replace(c, question=True, negated=False, contracted=False),), punct="?"
+            )
+        return Sentence((c,))
+    subject = _profession(s, rng.choice(["the", "the", "poss"]))
+    if subject is None:
+        return None
+    first = s.clause(subject=subject)
+    second = s.clause(main=False, subject=NP(pronoun="she"))
+    if first is None or second is None:
+        return None
+    for c in (first, second):
+        if c.verb is not None and "person" not in s.lex.verb(c.verb).subject:
+            return None  # not "*The teacher rains"
+    if rng.random() < 0.6:
+        conj = rng.choice(["because", "because", "when", "although", "if"])
+        tense = "past" if first.tense in ("past", "perfect") else second.tense
+        second = replace(second, tense=tense, question=False, modal=None)
+        return Sentence((first,), conj=conj, sub=second)
+    return Sentence((first, second), coordinator=rng.choice(["and", "but"]))
+
+
+def goal(s) -> Sentence | None:
+    """ "We go home." = "Wir gehen nach Hause."; "She has gone to school." = "Sie ist in
+    die Schule gegangen." """
+    rng = s.rng
+    goal = rng.choice(sorted(GOAL_VERBS))
+    verbs = [v for v in s.lex.verbs if v.key in GOAL_VERBS[goal] and "person" in v.subject]
+    if not verbs or goal not in {" ".join(a.en) for a in s.lex.adverbs}:
+        return None
+    v = s.pick(verbs)
+    subj = s.np(frozenset({"person"}), "subject", avoid="it")
+    if subj is None:
+        return None
+    negated = rng.random() < 0.15
+    c = Clause(
+        subj,
+        v.key,
+        tense=s.tense(v),
+        negated=negated,
+        contracted=negated and rng.random() < 0.5,
+        goal=goal,
+    )
+    if rng.random() < 0.15:
+        return Sentence((replace(c, question=True, negated=False, contracted=False),), punct="?")
+    return Sentence((s.with_adverb(c),))  # "Then she went home."
+
+
+def _dative_fits(lex: lx.Lexicon, v: lx.Verb, np: NP) -> bool:
+    """As the parser reads "to" + a noun phrase after a verb that gives (`_Parser._dative_fits`)."""
+    if np.coord:
+        return all(_dative_fits(lex, v, part) for part in np.coord)
+    if np.pronoun is not None:
+        return True
+    return bool(np_classes(lex, np) & (v.iobj if v.frame == "dat_acc" else lx.DATIVE_TO_CLASSES))
