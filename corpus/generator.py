@@ -50,11 +50,12 @@ SENTENCE_KINDS = {
     "coreference": 0.12,
 }
 # Corpus v2.1 (corpus/lesson.py): v2's kinds keep their proportions among themselves and take
-# 70% of the draws; the lecturer's constructions the rest.
-SENTENCE_KINDS_V2_1 = {k: round(0.7 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
+# 60% of the draws; the lecturer's constructions the rest.
+SENTENCE_KINDS_V2_1 = {k: round(0.6 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
     "dative_to": 0.1,
     "feminine": 0.1,
     "goal": 0.1,
+    "first_lesson": 0.1,
 }
 TENSES = {"present": 0.3, "past": 0.3, "perfect": 0.12, "progressive": 0.1, "future": 0.1}
 MODAL_P = 0.1
@@ -655,7 +656,12 @@ class LessonSampler(Sampler):
         return lesson.with_dative_to(self, super().verb_clause(*args, **kwargs))
 
     def sentence(self, kind: str) -> Sentence | None:
-        draw = {"dative_to": lesson.dative_to, "feminine": lesson.feminine, "goal": lesson.goal}
+        draw = {
+            "dative_to": lesson.dative_to,
+            "feminine": lesson.feminine,
+            "goal": lesson.goal,
+            "first_lesson": lesson.first_lesson,
+        }
         if kind in draw:
             return draw[kind](self)
         return super().sentence(kind)

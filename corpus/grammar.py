@@ -86,6 +86,7 @@ class Clause:
     adverb: str | None = None
     adverb_front: bool = False
     goal: str | None = None  # v2.1: where a verb of motion goes, an adverb of kind goal (home)
+    named: str | None = None  # v2.1: "my name is" + this name (subject: the owner); "what"
     imperative: bool = False
     please: bool = False
     gap: str | None = None  # in a relative clause: subject | object
@@ -99,6 +100,7 @@ class Sentence:
     sub: Clause | None = None
     sub_first: bool = False
     punct: str = "."
+    phrase: str | None = None  # v2.1: a set phrase, the whole sentence or before a comma
 
 
 @dataclass(frozen=True)
@@ -565,6 +567,8 @@ def _clause(
     """Realise one clause. mode: main | sub | relative. Returns the English ids in order and
     the German tokens in order (a subordinate clause without its conjunction)."""
     lex = b.lex
+    if c.named is not None:
+        return _named(b, c, mode)
     v = lex.verb(c.verb) if c.verb else None
     frame = v.frame if v else "copula"
     if c.imperative:
@@ -736,6 +740,34 @@ def _clause(
     return en, _flat(de)
 
 
+def _named(b: _Builder, c: Clause, mode: str) -> tuple[list[int], list[DeTok]]:
+    """v2.1: "My name is Paul." = "Ich heiße Paul."; "What is your name?" = "Wie heißt du?"
+    German says who is called what, with heißen: the owner of the name is its subject."""
+    owner = lx.PRONOUN_BY_KEY[c.subject.pronoun]  # type: ignore[union-attr]
+    b.tags.add("name_is")
+    be_word = lx.EN_BE[c.tense][2]
+    if c.named == "what":
+        what, be, poss, name = b.en("what"), b.en(be_word), b.en(owner.en_possessive), b.en("name")
+        verb = (lx.HEISSEN[c.tense][owner.person], tuple(be + name))
+        return what + be + poss + name, [("wie", tuple(what)), verb, (owner.de_nom, tuple(poss))]
+    be = b.en(be_word) if c.question else []
+    poss, name = b.en(owner.en_possessive), b.en("name")
+    be = be or b.en(be_word)
+    who = b.lex.name(c.named)
+    called = b.en(who.en)
+    subj = (owner.de_nom, tuple(poss))
+    verb = (lx.HEISSEN[c.tense][owner.person], tuple(name + be))
+    german = (who.de, tuple(called))
+    if c.question:
+        return be + poss + name + called, [verb, subj, german]
+    en = poss + name + be + called
+    if mode == "sub":
+        return en, [subj, german, verb]
+    if mode == "inverted":
+        return en, [verb, subj, german]
+    return en, [subj, verb, german]
+
+
 def _complement(b: _Builder, comp: Complement, target: NP | None, vg: _VerbGroup) -> _Phrase:
     if comp.adjective:
         adj = b.lex.adjective(comp.adjective)
@@ -767,6 +799,20 @@ def build(sentence: Sentence, lex: Lexicon | None = None) -> Example:
     coreference links."""
     lex = lex or lx.load()
     b = _Builder(lex)
+    opener_en: list[int] = []
+    opener_de: list[DeTok] = []
+    if sentence.phrase is not None:  # "Excuse me, where is the station?"
+        phrase = lex.phrase(sentence.phrase)
+        opener_en = b.en(*phrase.en)
+        opener_de = [
+            (w, tuple(opener_en[i] for i in links))
+            for w, links in zip(phrase.de, phrase.alignment, strict=True)
+        ]
+        b.tags.add("set_phrase")
+        if not sentence.clauses:
+            return _finish(b, opener_en, opener_de, sentence.punct)
+        comma = b.en(",")
+        opener_en, opener_de = opener_en + comma, opener_de + [(",", tuple(comma))]
     first = sentence.clauses[0]
     en1, de1 = _clause(b, first, "inverted" if sentence.sub_first else "main")
     # the first clause's subject and object are what a later pronoun can stand for
@@ -798,9 +844,14 @@ def build(sentence: Sentence, lex: Lexicon | None = None) -> Example:
         else:
             en = en1 + conj_ids + sub_en
             de = de1 + [(",", ()), conj_tok] + sub_de
-    punct = b.en(sentence.punct)
-    en += punct
-    de = _drop_doubled_commas(de) + [(sentence.punct, tuple(punct))]
+    return _finish(b, opener_en + en, opener_de + de, sentence.punct)
+
+
+def _finish(b: _Builder, en: list[int], de: list[DeTok], end: str) -> Example:
+    """The sentence's punctuation, capitals and the Example with its alignment."""
+    punct = b.en(end)
+    en = en + punct
+    de = _drop_doubled_commas(de) + [(end, tuple(punct))]
     de = _drop_doubled_commas(de)
     position = {tok_id: pos for pos, tok_id in enumerate(en)}
     words = [b.words[i] for i in en]

@@ -162,3 +162,42 @@ def _dative_fits(lex: lx.Lexicon, v: lx.Verb, np: NP) -> bool:
     if np.pronoun is not None:
         return True
     return bool(np_classes(lex, np) & (v.iobj if v.frame == "dat_acc" else lx.DATIVE_TO_CLASSES))
+
+
+# Phrases that can open a sentence before a comma ("Excuse me, where is the station?").
+OPENERS = ("hello", "hi", "good morning", "excuse me", "sorry", "yes", "no", "thank you")
+
+
+def first_lesson(s) -> Sentence | None:
+    """ "Good morning!", "My name is Paul." = "Ich heiße Paul.", "What is your name?" = "Wie
+    heißt du?", "Excuse me, where is the station?" """
+    rng = s.rng
+    draw = rng.random()
+    if draw < 0.35:
+        phrase = rng.choice(s.lex.phrases)
+        return Sentence((), punct=rng.choice(sorted(phrase.punct)), phrase=" ".join(phrase.en))
+    owner = rng.choice(lx.NAMED)
+    tense = "present" if rng.random() < 0.85 else "past"
+    if draw < 0.5:
+        return Sentence((Clause(NP(pronoun=owner), named="what", tense=tense),), punct="?")
+    sex = {"he": "m", "she": "f"}.get(owner)
+    name = rng.choice([n for n in s.people if sex in (None, n.sex)]).en  # not "Her name is Mark"
+    if draw < 0.55:
+        c = Clause(NP(pronoun=owner), named=name, tense=tense, question=True)
+        return Sentence((c,), punct="?")
+    named = Clause(NP(pronoun=owner), named=name, tense=tense)
+    opener = rng.choice(OPENERS[:4]) if rng.random() < 0.4 else None
+    if draw < 0.7:  # "My name is Anna and I teach this class."
+        second = s.clause(subject=NP(pronoun=owner))
+        if second is None:
+            return None
+        return Sentence((named, second), coordinator="and", phrase=opener)
+    if draw < 0.8:
+        return Sentence((named,), phrase=opener)
+    c = s.clause()  # "Excuse me, where is the station?" and the like
+    if c is None:
+        return None
+    question = rng.random() < 0.4
+    if question:
+        c = replace(c, question=True, negated=False, contracted=False)
+    return Sentence((c,), punct="?" if question else ".", phrase=rng.choice(OPENERS))

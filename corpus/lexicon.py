@@ -121,6 +121,16 @@ class Name:
     sex: str
 
 
+@dataclass(frozen=True)
+class Phrase:
+    """A set phrase said whole (v2.1): "thank you very much" = "vielen Dank"."""
+
+    en: tuple[str, ...]
+    de: tuple[str, ...]
+    alignment: tuple[tuple[int, ...], ...]  # per German token: indices into `en`
+    punct: frozenset[str]  # the marks it may end with
+
+
 @dataclass(frozen=True, eq=False)  # hashed by identity: loaded once, a key of caches
 class Lexicon:
     nouns: tuple[Noun, ...]
@@ -132,6 +142,7 @@ class Lexicon:
     # corpus v2.1 (`load_version`): the feminine form of a person noun, by its English word
     # (teacher -> Lehrerin), and the version whose words these are; v2 has no feminine forms
     feminine: tuple[Noun, ...] = ()
+    phrases: tuple[Phrase, ...] = ()  # v2.1's set phrases of a first lesson
     version: str = "v2"
 
     def __post_init__(self) -> None:
@@ -143,6 +154,7 @@ class Lexicon:
             "preposition": {" ".join(p.en): p for p in self.prepositions},
             "name": {n.en: n for n in self.names},
             "feminine": {n.en: n for n in self.feminine},
+            "phrase": {" ".join(p.en): p for p in self.phrases},
         }
         object.__setattr__(self, "_index", index)
 
@@ -163,6 +175,9 @@ class Lexicon:
 
     def name(self, en: str) -> Name:
         return self._index["name"][en]  # type: ignore[attr-defined]
+
+    def phrase(self, en: str) -> Phrase:
+        return self._index["phrase"][en]  # type: ignore[attr-defined]
 
     def feminine_of(self, en: str) -> Noun | None:
         """The feminine noun for a person noun (teacher -> Lehrerin), None if it has none."""
@@ -291,7 +306,25 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
         )
         for r in read_rows("feminine_v2_1.tsv", data_dir)
     )
-    return replace(base, adverbs=base.adverbs + adverbs, feminine=feminine, version=version)
+    phrases = tuple(
+        Phrase(
+            tuple(r["en"].split()),
+            tuple(r["de"].split()),
+            tuple(
+                tuple(int(i) for i in cell.split(",")) if cell != "-" else ()
+                for cell in r["alignment"].split()
+            ),
+            frozenset(r["punct"].split()),
+        )
+        for r in read_rows("phrases_v2_1.tsv", data_dir)
+    )
+    return replace(
+        base,
+        adverbs=base.adverbs + adverbs,
+        feminine=feminine,
+        phrases=phrases,
+        version=version,
+    )
 
 
 # ----------------------------------------------------------------- closed classes
@@ -444,6 +477,13 @@ OBJECT_OPTIONAL = frozenset(
     """eat drink read write cook paint draw wash clean win lose pay wait help learn study
     listen understand call answer ask watch sing""".split()
 )
+
+# Corpus v2.1: "My name is Paul." = "Ich heiße Paul.", for these owners of a name.
+NAMED = ("i", "you", "he", "she")
+HEISSEN = {
+    "present": ("heiße", "heißt", "heißt", "heißen", "heißt", "heißen"),
+    "past": ("hieß", "hießt", "hieß", "hießen", "hießt", "hießen"),
+}
 
 # Corpus v2.1: verbs of frame acc whose "to" + person is a German dative, as for the dat_acc
 # verbs ("writes a letter to her father" = "schreibt ihrem Vater einen Brief").

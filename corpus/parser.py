@@ -392,7 +392,30 @@ class _Parser:
         return dative and self._dative_fits(v, pp.np)
 
     # ---------------------------------------------------------------- clauses
+    def named(self, i: int, question: bool = False) -> Iterator[tuple[Clause, int]]:
+        """v2.1: "My name is Paul." (question: "Is your name Paul?", "What is your name?")."""
+        if self.lex.version == "v2":
+            return
+        tenses = {"is": "present", "was": "past"}
+        if question and self.at(i) == "what" and self.at(i + 1) in tenses:
+            owner = _POSSESSOR.get(self.at(i + 2) or "")
+            if owner in lx.NAMED and self.at(i + 3) == "name":
+                yield Clause(NP(pronoun=owner), named="what", tense=tenses[self.at(i + 1)]), i + 4
+            return
+        be, j = (self.at(i), i + 1) if question else (None, i)
+        owner = _POSSESSOR.get(self.at(j) or "")
+        if owner not in lx.NAMED or self.at(j + 1) != "name":
+            return
+        if not question:
+            be = self.at(j + 2)
+            j += 1
+        name = self.ix.names.get(self.at(j + 2) or "")
+        if be in tenses and name and self.lex.name(name).kind == "person":
+            c = Clause(NP(pronoun=owner), named=name, tense=tenses[be], question=question)
+            yield c, j + 3
+
     def clause(self, i: int, sub: bool = False) -> Iterator[tuple[Clause, int]]:
+        yield from self.named(i)
         starts: list[tuple[str | None, int]] = [(None, i)]
         if not sub:
             starts += [(adv, j) for adv, j in self.adverbs(i)]
@@ -425,6 +448,7 @@ class _Parser:
 
     def question(self, i: int) -> Iterator[tuple[Clause, int]]:
         """Yes/no questions and wh-questions (the tokens before "?")."""
+        yield from self.named(i, question=True)
         tok = self.at(i)
         # "Who reads the book?": the question word is the subject, no inversion
         if tok == "who":
@@ -475,13 +499,29 @@ class _Parser:
                     negated=negated,
                     contracted=contracted,
                 )
-                yield from self.rest(c, j + skip + 1, sub=False)
+                for found, end in self.rest(c, j + skip + 1, sub=False):
+                    addressed = found.obj is not None and found.obj.pronoun in ("you", "you_all")
+                    if self.lex.version == "v2" or not addressed:
+                        # v2.1: "Thank you all for ..." is no order to thank oneself
+                        yield found, end
 
 
 def _sentences(lex: Lexicon, toks: list[str]) -> Iterator[Sentence]:
     if not toks or toks[-1] not in (".", "?", "!"):
         return
     punct = toks[-1]
+    words = tuple(w.lower() for w in toks[:-1])
+    # v2.1: "Thank you very much." whole, else the longest phrase before a comma ("Excuse me,
+    # where is the station?")
+    for phrase in lex.phrases:
+        if words == phrase.en and punct in phrase.punct:
+            yield Sentence((), punct=punct, phrase=" ".join(phrase.en))
+    for phrase in sorted(lex.phrases, key=lambda p: -len(p.en)):
+        n = len(phrase.en)
+        if words[:n] == phrase.en and words[n : n + 1] == (",",):
+            for rest in _sentences(lex, toks[n + 1 :]):
+                if rest.phrase is None:
+                    yield replace(rest, phrase=" ".join(phrase.en))
     p = _Parser(lex, toks[:-1])
     n = len(toks) - 1
     if punct == "?":

@@ -150,7 +150,7 @@ def test_alignment_in_range_and_every_word_aligned(sample):
 
 def test_every_new_construction_is_generated(sample):
     tags = Counter(t for ex in sample for t in ex.phenomena)
-    for tag in ("dative_to", "feminine_profession", "goal"):
+    for tag in ("dative_to", "feminine_profession", "goal", "set_phrase", "name_is"):
         assert tags[tag] >= 30, (tag, tags[tag])
 
 
@@ -172,3 +172,40 @@ def test_feminine_nouns_come_with_a_woman(sample):
     for ex in sample:
         if feminine & set(ex.german):
             assert female_words & {w.lower() for w in ex.english}, ex.english_text
+
+
+# ------------------------------------------------------ a first lesson's phrases
+
+FIRST_LESSON = {
+    "My name is Paul.": "Ich heiße Paul.",
+    "Her name was Maria.": "Sie hieß Maria.",
+    "What is your name?": "Wie heißt du?",
+    "Is his name Tom?": "Heißt er Tom?",
+    "I think that her name is Anna.": "Ich denke, dass sie Anna heißt.",
+    "Hello, my name is Tom.": "Hallo, ich heiße Tom.",
+    "Good morning!": "Guten Morgen!",
+    "Thank you very much.": "Vielen Dank.",
+    "How are you?": "Wie geht es dir?",
+    "Where are you from?": "Woher kommst du?",
+    "Goodbye.": "Auf Wiedersehen.",
+    "See you tomorrow!": "Bis morgen!",
+    "Excuse me, where is the station?": "Entschuldigung, wo ist der Bahnhof?",
+    "Yes, the dog is tired.": "Ja, der Hund ist müde.",
+}
+
+
+@pytest.mark.parametrize("english", FIRST_LESSON)
+def test_first_lesson(english):
+    assert _german(english) == FIRST_LESSON[english]
+
+
+def test_name_is_aligned_word_by_word():
+    """ "My name is Paul" = "Ich heiße Paul": ich says "my", heiße says "name is"."""
+    ex = translate("My name is Paul.")
+    assert ex is not None
+    assert ex.alignment == ((0,), (1, 2), (3,), (4,))
+
+
+def test_thank_you_all_is_no_order():
+    """ "Thank you all ..." is no imperative whose object is "you" (v2 read "Dank euch")."""
+    assert not (_german("Thank you all for the cake.") or "").startswith("Dank euch")
