@@ -85,7 +85,9 @@ class Clause:
     wh: str | None = None  # where | when | why | how (who/what are NPs)
     adverb: str | None = None
     adverb_front: bool = False
-    goal: str | None = None  # v2.1: where a verb of motion goes, an adverb of kind goal (home)
+    # v2.1, beside `adverb`: where a verb of motion goes (an adverb of kind goal: home), or
+    # where the clause happens (of kind place: at home), as in "Then she went home."
+    place: str | None = None
     named: str | None = None  # v2.1: "my name is" + this name (subject: the owner); "what"
     imperative: bool = False
     please: bool = False
@@ -624,10 +626,10 @@ def _clause(
     there_ids = b.en("there") if c.there is not None else []
     there = _np(b, c.there, "acc", kein=vg.neg if c.there is target else None) if c.there else None
     comp = _complement(b, c.complement, target, vg) if c.complement else None
-    goal = lex.adverb(c.goal) if c.goal else None
+    goal = lex.adverb(c.place) if c.place else None
     goal_ids = b.en(*goal.en) if goal else []
     if goal:
-        b.tags.add("goal")
+        b.tags.add("goal" if goal.kind == "goal" else "place_and_time")
     pp = _pp(b, c.pp, v.motion if v else False) if c.pp else None
     if c.negated:
         b.tags.add("negation")
@@ -684,7 +686,7 @@ def _clause(
         middle += pp.de
     if adv and not c.adverb_front and adv.kind in ("place", "manner"):
         middle.append((" ".join(adv.de), tuple(adv_ids)))
-    if goal:  # "ging nach der Schule nach Hause": the goal closes the middle field
+    if goal:  # "ging nach der Schule nach Hause": the place closes the middle field
         middle.append((" ".join(goal.de), tuple(goal_ids)))
     subj_de = [] if (subj is None or subj_wh) else subj.de
     b.roles = {

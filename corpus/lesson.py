@@ -148,7 +148,7 @@ def goal(s) -> Sentence | None:
         tense=s.tense(v),
         negated=negated,
         contracted=negated and rng.random() < 0.5,
-        goal=goal,
+        place=goal,
     )
     if rng.random() < 0.15:
         return Sentence((replace(c, question=True, negated=False, contracted=False),), punct="?")
@@ -201,3 +201,34 @@ def first_lesson(s) -> Sentence | None:
     if question:
         c = replace(c, question=True, negated=False, contracted=False)
     return Sentence((c,), punct="?" if question else ".", phrase=rng.choice(OPENERS))
+
+
+# Place adverbs that stand beside a time adverb; not those a preposition's phrase would read
+# the same ("in the garden"), nor "nowhere" (no double negation).
+PLACES = frozenset(
+    "here|there|outside|inside|upstairs|downstairs|nearby|next door|abroad|at home".split("|")
+)
+
+
+def time_place(s) -> Sentence | None:
+    """A place and a time together: "The children are at home today." = "Die Kinder sind
+    heute zu Hause."; "On Sunday we stay at home." (time before place in German)."""
+    rng = s.rng
+    places = [a for a in s.lex.adverbs if " ".join(a.en) in PLACES]
+    if rng.random() < 0.4:
+        subj = s.np(frozenset({"person", "animal"}), "subject")
+        if subj is None:
+            return None
+        tense = rng.choice(["present", "present", "past", "future"])
+        negated = rng.random() < 0.15
+        c = Clause(subj, None, tense=tense, negated=negated, place=" ".join(rng.choice(places).en))
+    else:
+        c = s.base_verb_clause(frames=("intrans",))
+        if c is None or c.verb is None or s.lex.verb(c.verb).motion:
+            return None
+        c = replace(c, place=" ".join(rng.choice(places).en), pp=None)
+    times = [a for a in s.lex.adverbs if a.kind == "time" and c.tense in a.tenses]
+    if c.modal or not times:
+        return None
+    time = rng.choice(times)
+    return Sentence((replace(c, adverb=" ".join(time.en), adverb_front=rng.random() < 0.5),))

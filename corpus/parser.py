@@ -271,18 +271,21 @@ class _Parser:
     def adverbs(self, i: int, kinds: tuple[str, ...] | None = None) -> Iterator[tuple[str, int]]:
         for words, key in self.ix.adverbs.items():
             kind = self.lex.adverb(key).kind
-            if kind == "goal":  # v2.1's goals of motion are a clause's `goal`
+            if kind == "goal":  # v2.1's goals of motion are a clause's `place`
                 continue
             if self.match(i, words) and (kinds is None or kind in kinds):
                 yield key, i + len(words)
 
-    def goals(self, c: Clause, i: int) -> Iterator[tuple[Clause, int]]:
-        """v2.1: a verb of motion and where it goes ("goes home", "went to school")."""
-        if c.verb is None or c.goal is not None or not self.lex.verb(c.verb).motion:
+    def places(self, c: Clause, i: int) -> Iterator[tuple[Clause, int]]:
+        """v2.1: where a verb of motion goes ("goes home", "went to school"), or where the
+        clause happens, beside another adverb ("The children are at home today.")."""
+        if self.lex.version == "v2" or c.place is not None:
             return
+        motion = c.verb is not None and self.lex.verb(c.verb).motion
         for words, key in self.ix.adverbs.items():
-            if self.lex.adverb(key).kind == "goal" and self.match(i, words):
-                yield replace(c, goal=key), i + len(words)
+            kind = self.lex.adverb(key).kind
+            if kind == ("goal" if motion else "place") and self.match(i, words):
+                yield replace(c, place=key), i + len(words)
 
     def pp(self, i: int) -> Iterator[tuple[PP, int]]:
         for words, key in self.ix.preps.items():
@@ -294,15 +297,15 @@ class _Parser:
     def rest(
         self, c: Clause, i: int, sub: bool, gap_object: bool = False
     ) -> Iterator[tuple[Clause, int]]:
-        """Objects / complement, then (v2.1) a goal of motion, an optional PP and an optional
+        """Objects / complement, then (v2.1) a place or goal, an optional PP and an optional
         adverb."""
         for objects, j in self._objects(c, i, gap_object):
-            for filled, k in [(objects, j), *self.goals(objects, j)]:
+            for filled, k in [(objects, j), *self.places(objects, j)]:
                 options = [(filled, k)]
                 options += [
                     (replace(filled, pp=pp), m)
                     for pp, m in self.pp(k)
-                    if not self._dative_pp(filled, pp)
+                    if not (self._dative_pp(filled, pp) or self._particle_pp(filled, pp))
                 ]
                 for f, m in options:
                     yield f, m
@@ -381,6 +384,15 @@ class _Parser:
             return all(self._dative_fits(v, part) for part in np.coord)
         classes = v.iobj if v.frame == "dat_acc" else lx.DATIVE_TO_CLASSES
         return np.pronoun is not None or bool(grammar.np_classes(self.lex, np) & classes)
+
+    def _particle_pp(self, c: Clause, pp: PP) -> bool:
+        """v2.1: "waits at home for the children" is no "für": the particle of the verb (or of
+        its namesake: wait_intrans and wait) starts its object (warten auf), never a free
+        phrase."""
+        if self.lex.version == "v2" or c.verb is None:
+            return False
+        en = self.lex.verb(c.verb).en
+        return any(v.en == en and v.en_particle.lower() == pp.prep for v in self.lex.verbs)
 
     def _dative_pp(self, c: Clause, pp: PP) -> bool:
         """v2.1: "to" + a person after a verb that gives is its dative, never "zu" + dative

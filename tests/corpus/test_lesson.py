@@ -105,6 +105,11 @@ TIME_PLACE = {
     "Last summer I was in Berlin.": "Letzten Sommer war ich in Berlin.",
     "This week we are working.": "Diese Woche arbeiten wir.",
     "Is your mother at home?": "Ist deine Mutter zu Hause?",
+    "The children are at home today.": "Die Kinder sind heute zu Hause.",
+    "Yesterday evening we ate at home.": "Gestern Abend aßen wir zu Hause.",
+    "On Monday the man stays at home.": "Am Montag bleibt der Mann zu Hause.",
+    "I work here.": "Ich arbeite hier.",
+    "The old man lives next door.": "Der alte Mann wohnt nebenan.",
 }
 
 
@@ -115,6 +120,11 @@ def test_time_and_place(english):
 
 def test_home_is_a_goal_only_after_a_verb_of_motion():
     assert _german("The man reads home.") is None
+
+
+def test_a_particle_starts_the_object_not_a_phrase():
+    """ "waits at home for the children" is warten auf, never "wartet für die Kinder"."""
+    assert "für" not in (_german("The dog waits at home for the children.") or "")
 
 
 # ---------------------------------------------------------- the whole sample
@@ -150,7 +160,8 @@ def test_alignment_in_range_and_every_word_aligned(sample):
 
 def test_every_new_construction_is_generated(sample):
     tags = Counter(t for ex in sample for t in ex.phenomena)
-    for tag in ("dative_to", "feminine_profession", "goal", "set_phrase", "name_is"):
+    tags_wanted = ("dative_to", "feminine_profession", "goal", "place_and_time", "set_phrase")
+    for tag in (*tags_wanted, "name_is"):
         assert tags[tag] >= 30, (tag, tags[tag])
 
 
