@@ -525,9 +525,10 @@ def _verb_group(b: _Builder, c: Clause, person: int, inverted: bool, de_tense: s
         ids = b.en(v.en_past if tense == "past" else (v.en_3sg if third else v.en))
         rest = list(ids)
     links = tuple(ids)
-    if de_tense is not None:  # nachdem: German perfect / pluperfect
+    if de_tense is not None:  # nachdem, or a du/ihr question (v2.1): perfect / pluperfect
         aux_forms = lx.SEIN if v.aux == "sein" else lx.HABEN
-        finite = (aux_forms["past" if de_tense == "pluperfect" else "present"][person], links)
+        aux_links = tuple(front) + links  # a question's "did" is the auxiliary's tense
+        finite = (aux_forms["past" if de_tense == "pluperfect" else "present"][person], aux_links)
         b.tags.add("pluperfect" if de_tense == "pluperfect" else "perfect_shift")
         return _VerbGroup(front, rest, slot, finite, [(v.de_participle, links)], None, b.neg)
     forms = v.de_present if tense == "present" else v.de_preterite
@@ -589,6 +590,11 @@ def _clause(
     de_tense = None
     if conj == "after":
         de_tense = "pluperfect" if c.tense == "past" else "perfect"
+    if lex.version != "v2" and inverted and c.tense == "past" and person in (1, 4):
+        # v2.1: "Did you sleep well?" = "Hast du gut geschlafen?"; a du/ihr question in the
+        # Präteritum ("Schliefst du gut?") is not what anyone says
+        if v is not None and not c.modal and c.there is None:
+            de_tense = "perfect"
 
     adv = lex.adverb(c.adverb) if c.adverb else None
     please = b.en("please") if c.please else []

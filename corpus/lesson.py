@@ -232,3 +232,18 @@ def time_place(s) -> Sentence | None:
         return None
     time = rng.choice(times)
     return Sentence((replace(c, adverb=" ".join(time.en), adverb_front=rng.random() < 0.5),))
+
+
+def question_do(s) -> Sentence | None:
+    """ "Does the bus stop here?" = "Hält der Bus hier?"; "Did you sleep well?" = "Hast du gut
+    geschlafen?" (a du/ihr question of the past is asked in the perfect)."""
+    c = s.verb_clause()
+    if c is None or c.modal:
+        return None
+    tense = s.rng.choice(["present", "present", "past"])
+    c = replace(c, tense=tense, question=True, negated=False, contracted=False)
+    if s.rng.random() < 0.5:  # the class is asked: du or ihr
+        c = replace(c, subject=NP(pronoun=s.rng.choice(["you", "you", "you_all"])))
+        if c.obj is not None and c.obj.pronoun in ("you", "you_all"):
+            return None
+    return Sentence((c,), punct="?")

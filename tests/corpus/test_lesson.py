@@ -32,9 +32,9 @@ DATIVE_TO = {
     "She shows the picture to her mother.": "Sie zeigt ihrer Mutter das Bild.",
     "Give it to me.": "Gib es mir.",
     "We sent a letter to the doctor.": "Wir schickten dem Arzt einen Brief.",
-    "Did you give the key to him?": "Gabst du ihm den Schlüssel?",
+    "Did you give the key to him?": "Hast du ihm den Schlüssel gegeben?",
     "I do not give the money to the man.": "Ich gebe dem Mann das Geld nicht.",
-    "What did you give to the child?": "Was gabst du dem Kind?",
+    "What did you give to the child?": "Was hast du dem Kind gegeben?",
     "She gave them to the children.": "Sie gab sie den Kindern.",
     "The man explains the problem to the students.": "Der Mann erklärt den Studenten das Problem.",
     "Anna wrote a letter to her father.": "Anna schrieb ihrem Vater einen Brief.",
@@ -183,6 +183,35 @@ def test_feminine_nouns_come_with_a_woman(sample):
     for ex in sample:
         if feminine & set(ex.german):
             assert female_words & {w.lower() for w in ex.english}, ex.english_text
+
+
+# ------------------------------------------------------------ questions with do
+
+QUESTION_DO = {
+    "Does the man sleep?": "Schläft der Mann?",
+    "Do you drink coffee?": "Trinkst du Kaffee?",
+    "Did the teacher open the window?": "Öffnete der Lehrer das Fenster?",
+    "Did you sleep well?": "Hast du gut geschlafen?",
+    "Did you all see the film?": "Habt ihr den Film gesehen?",
+    "What did you eat?": "Was hast du gegessen?",
+    "Did you come home?": "Bist du nach Hause gekommen?",
+    "Did he sleep well?": "Schlief er gut?",
+}
+
+
+@pytest.mark.parametrize("english", QUESTION_DO)
+def test_questions_with_do(english):
+    assert _german(english) == QUESTION_DO[english]
+
+
+def test_v2_asks_du_in_the_prateritum_still():
+    assert _german("Did you sleep well?", lx.load()) == "Schliefst du gut?"
+
+
+def test_did_aligns_with_the_auxiliary():
+    ex = translate("Did you sleep well?")
+    assert ex is not None and ex.german[0] == "Hast"
+    assert ex.alignment[0] == (0, 2)
 
 
 # ------------------------------------------------------ a first lesson's phrases
