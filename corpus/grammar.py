@@ -43,6 +43,7 @@ class NP:
     relative: Relative | None = None
     coord: tuple[NP, NP] | None = None
     female: bool = False  # v2.1: a person noun in its feminine form (the teacher = die Lehrerin)
+    indefinite: str | None = None  # v2.1: nothing | nobody | something | somebody | anything ...
 
 
 @dataclass(frozen=True)
@@ -213,6 +214,8 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         return _Phrase(
             left.en + and_ids + right.en, left.de + [("und", tuple(and_ids))] + right.de, "pl", 5
         )
+    if np.indefinite:
+        return _indefinite(b, np, case, kein)
     if np.wh:
         ids = b.en(np.wh)
         de = {"who": {"nom": "wer", "acc": "wen", "dat": "wem"}, "what": {"nom": "was"}}[np.wh]
@@ -328,6 +331,21 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         b.tags.add("mass_noun")
     phrase.de.append((de_noun, tuple(noun_ids)))
     return _with_relative(b, np, phrase)
+
+
+def _indefinite(b: _Builder, np: NP, case: str, kein: list[int] | None) -> _Phrase:
+    """v2.1: nothing = nichts, nobody = niemand(en/em), something = etwas, somebody = jemand;
+    "anything"/"anybody" under negation is nichts/niemand and says the "not" ("didn't see
+    anything" = "sah nichts")."""
+    ids = b.en(np.indefinite)  # type: ignore[arg-type]
+    word = lx.INDEFINITE[np.indefinite]  # type: ignore[index]
+    if kein is not None:
+        word = {"etwas": "nichts", "jemand": "niemand"}[word]
+    links = tuple(sorted({*ids, *(kein or ())}))
+    if word in ("jemand", "niemand"):
+        word += {"nom": "", "acc": "en", "dat": "em"}[case]
+    b.tags.add("negation_indefinite" if word.startswith("n") else "indefinite")
+    return _Phrase(ids, [(word, links)], "n" if word in ("nichts", "etwas") else "m")
 
 
 def _with_relative(b: _Builder, np: NP, phrase: _Phrase) -> _Phrase:
@@ -542,6 +560,8 @@ def _kein_target(c: Clause, frame: str) -> NP | None:
     if not c.negated:
         return None
     obj = c.obj if frame != "prep" else None  # "wartet nicht auf einen Bus"
+    if obj is not None and obj.indefinite in ("anything", "anybody", "anyone"):
+        return obj  # v2.1: "didn't see anything" = "sah nichts"
     for target in (obj, c.there, c.complement.np if c.complement else None):
         if (
             target is not None
@@ -797,7 +817,7 @@ def _complement(b: _Builder, comp: Complement, target: NP | None, vg: _VerbGroup
 
 
 def _antecedent(b: _Builder, np: NP | None, phrase: _Phrase | None) -> _Ante | None:
-    if np is None or phrase is None or np.pronoun or np.wh:
+    if np is None or phrase is None or np.pronoun or np.wh or np.indefinite:
         return None
     return _Ante(np_gender(b.lex, np), tuple(phrase.en))
 
@@ -909,7 +929,7 @@ def np_classes(lex: Lexicon, np: NP) -> frozenset[str]:
 
 def _agrees(lex: Lexicon, pronoun: str, np: NP) -> bool:
     """Can this English pronoun stand for this noun phrase?"""
-    if np.pronoun or np.wh:
+    if np.pronoun or np.wh or np.indefinite:
         return False
     if pronoun == "they":
         return np.plural or np.coord is not None

@@ -247,3 +247,27 @@ def question_do(s) -> Sentence | None:
         if c.obj is not None and c.obj.pronoun in ("you", "you_all"):
             return None
     return Sentence((c,), punct="?")
+
+
+def negation(s) -> Sentence | None:
+    """ "I heard nothing." = "Ich hörte nichts."; "Nobody knows the man." = "Niemand kennt den
+    Mann."; "I didn't see anything." = "Ich sah nichts." (the "not" is in "nichts")."""
+    rng = s.rng
+    c = s.base_verb_clause(frames=("acc",))
+    if c is None or c.verb is None or c.obj is None:
+        return None
+    v = s.lex.verb(c.verb)
+    person = "person" in v.obj
+    draw = rng.random()
+    if draw < 0.3 and "person" in v.subject:  # nobody / somebody as the subject
+        who = rng.choice(["nobody", "nobody", "somebody", "someone"])
+        c = replace(c, subject=NP(indefinite=who), negated=False, contracted=False)
+    elif draw < 0.6:
+        what = rng.choice(["nobody", "somebody"] if person else ["nothing", "nothing", "something"])
+        c = replace(c, obj=NP(indefinite=what), negated=False, contracted=False)
+    else:
+        what = rng.choice(["anybody", "anyone"] if person else ["anything"])
+        c = replace(c, obj=NP(indefinite=what), negated=True, contracted=rng.random() < 0.5)
+    if c.modal == "must" and c.negated:
+        return None  # "mustn't see anything" is darf nichts, not a lesson's first sentence
+    return Sentence((s.with_adverb(c),))

@@ -478,6 +478,18 @@ OBJECT_OPTIONAL = frozenset(
     listen understand call answer ask watch sing""".split()
 )
 
+# Corpus v2.1: indefinite pronouns ("anything"/"anybody" only under negation: nichts, niemand).
+INDEFINITE = {
+    "nothing": "nichts",
+    "nobody": "niemand",
+    "something": "etwas",
+    "somebody": "jemand",
+    "someone": "jemand",
+    "anything": "etwas",
+    "anybody": "jemand",
+    "anyone": "jemand",
+}
+
 # Corpus v2.1: "My name is Paul." = "Ich heiße Paul.", for these owners of a name.
 NAMED = ("i", "you", "he", "she")
 HEISSEN = {

@@ -146,6 +146,8 @@ class _Parser:
                         yield NP(coord=(simple, right)), k
 
     def _np_simple(self, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
+        if self.lex.version != "v2" and self.at(i) in lx.INDEFINITE:
+            yield NP(indefinite=self.at(i)), i + 1  # v2.1: nothing, nobody, anything ...
         for n in (2, 1):
             key = _PRONOUN_FORMS.get(tuple(self.t[i : i + n]))
             if key:

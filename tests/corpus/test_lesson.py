@@ -161,8 +161,9 @@ def test_alignment_in_range_and_every_word_aligned(sample):
 def test_every_new_construction_is_generated(sample):
     tags = Counter(t for ex in sample for t in ex.phenomena)
     tags_wanted = ("dative_to", "feminine_profession", "goal", "place_and_time", "set_phrase")
-    for tag in (*tags_wanted, "name_is"):
+    for tag in (*tags_wanted, "name_is", "negation_indefinite"):
         assert tags[tag] >= 30, (tag, tags[tag])
+    assert tags["perfect_shift"] >= 10  # "Hast du gut geschlafen?"
 
 
 def test_the_dative_to_is_aligned_in_the_sample(sample):
@@ -212,6 +213,32 @@ def test_did_aligns_with_the_auxiliary():
     ex = translate("Did you sleep well?")
     assert ex is not None and ex.german[0] == "Hast"
     assert ex.alignment[0] == (0, 2)
+
+
+# ------------------------------------------------------ no, never, nothing, nobody
+
+NEGATION = {
+    "I heard nothing.": "Ich hörte nichts.",
+    "I have seen nothing.": "Ich habe nichts gesehen.",
+    "Nobody knows the man.": "Niemand kennt den Mann.",
+    "I didn't see anything.": "Ich sah nichts.",
+    "I don't know anybody.": "Ich kenne niemanden.",
+    "Somebody helped me.": "Jemand half mir.",
+    "We have no time.": "Wir haben keine Zeit.",
+    "The cat never sleeps in the kitchen.": "Die Katze schläft nie in der Küche.",
+}
+
+
+@pytest.mark.parametrize("english", NEGATION)
+def test_negation(english):
+    assert _german(english) == NEGATION[english]
+
+
+def test_not_anything_aligns_with_nichts():
+    """ "didn't ... anything" is one German word: nichts says both."""
+    ex = translate("I didn't see anything.")
+    assert ex is not None
+    assert ex.alignment[ex.german.index("nichts")] == (1, 3)
 
 
 # ------------------------------------------------------ a first lesson's phrases
