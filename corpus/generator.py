@@ -50,8 +50,8 @@ SENTENCE_KINDS = {
     "coreference": 0.12,
 }
 # Corpus v2.1 (corpus/lesson.py): v2's kinds keep their proportions among themselves and take
-# 45% of the draws; the lecturer's constructions the rest.
-SENTENCE_KINDS_V2_1 = {k: round(0.45 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
+# 40% of the draws; the lecturer's constructions the rest.
+SENTENCE_KINDS_V2_1 = {k: round(0.4 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
     "dative_to": 0.1,
     "feminine": 0.1,
     "goal": 0.1,
@@ -59,6 +59,7 @@ SENTENCE_KINDS_V2_1 = {k: round(0.45 * w, 4) for k, w in SENTENCE_KINDS.items()}
     "time_place": 0.05,
     "question_do": 0.05,
     "negation": 0.05,
+    "possessive_s": 0.05,
 }
 TENSES = {"present": 0.3, "past": 0.3, "perfect": 0.12, "progressive": 0.1, "future": 0.1}
 MODAL_P = 0.1
@@ -667,6 +668,7 @@ class LessonSampler(Sampler):
             "time_place": lesson.time_place,
             "question_do": lesson.question_do,
             "negation": lesson.negation,
+            "possessive_s": lesson.possessive_s,
         }
         if kind in draw:
             return draw[kind](self)

@@ -44,6 +44,7 @@ class NP:
     coord: tuple[NP, NP] | None = None
     female: bool = False  # v2.1: a person noun in its feminine form (the teacher = die Lehrerin)
     indefinite: str | None = None  # v2.1: nothing | nobody | something | somebody | anything ...
+    owner: NP | None = None  # v2.1: "the doctor's car" (det stays "the": das Auto des Arztes)
 
 
 @dataclass(frozen=True)
@@ -243,6 +244,8 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         phrase = _Phrase(ids, [(name.de, tuple(ids))], np_gender(lex, np))
         return _with_relative(b, np, phrase)
 
+    if np.owner is not None:
+        return _saxon(b, np, case)
     noun = lex.noun(np.noun)  # type: ignore[arg-type]
     if np.female:
         female = lex.feminine_of(noun.en)
@@ -331,6 +334,56 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         b.tags.add("mass_noun")
     phrase.de.append((de_noun, tuple(noun_ids)))
     return _with_relative(b, np, phrase)
+
+
+def _saxon(b: _Builder, np: NP, case: str) -> _Phrase:
+    """v2.1: the possessive 's. A name stays in front with -s ("Anna's brother" = "Annas
+    Bruder", "Thomas's car" = "Thomas' Auto"; the adjective then strong: "Annas neues Auto"); any
+    other owner follows in the genitive ("the doctor's car" = "das Auto des Arztes"), and the
+    head's article says the definiteness that "'s" gives it."""
+    lex = b.lex
+    owner = np.owner
+    assert owner is not None
+    noun = lex.noun(np.noun)  # type: ignore[arg-type]
+    g = "pl" if np.plural else noun.gender
+    if owner.name:
+        who = lex.name(owner.name)
+        owner_ids = b.en(who.en + "'s")
+        ending = "'" if who.de[-1] in "sxzß" else "s"
+        owner_de: list[DeTok] = [(who.de + ending, tuple(owner_ids))]
+        b.tags.add("possessive_s_name")
+        article: list[DeTok] = []
+        declension = "strong"
+        owner_en, mark = owner_ids, owner_ids
+    else:
+        phrase = _np(b, owner, "gen")
+        b.words[phrase.en[-1]] += "'s"  # "the doctor's": the token the tokenizer reads
+        owner_de, owner_en = phrase.de, phrase.en
+        mark = phrase.en[-1:]
+        article = [(lx.DEF_ARTICLE[case][g], tuple(mark))]
+        declension = "weak"
+        b.tags.add("possessive_s")
+    head = _Phrase(list(owner_en), list(article), g, 5 if np.plural else 2)
+    if np.adjective:
+        adj = lex.adjective(np.adjective)
+        adj_ids = b.en(adj.en)
+        table = lx.STRONG if declension == "strong" else lx.WEAK
+        head.en += adj_ids
+        head.de.append((adj.de_stem + table[case][g], tuple(adj_ids)))
+    noun_ids = b.en(noun.en_plural if np.plural else noun.en)
+    head.en += noun_ids
+    if np.plural:
+        de_noun = noun.de_dative_plural if case == "dat" else noun.de_plural
+    elif case == "gen":
+        de_noun = noun.de_genitive
+    else:
+        de_noun = noun.de if case == "nom" else noun.de_oblique
+    noun_de = (de_noun, tuple(noun_ids))
+    if owner.name:
+        head.de = owner_de + head.de + [noun_de]
+    else:
+        head.de = head.de + [noun_de] + owner_de
+    return head
 
 
 def _indefinite(b: _Builder, np: NP, case: str, kein: list[int] | None) -> _Phrase:

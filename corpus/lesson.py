@@ -271,3 +271,28 @@ def negation(s) -> Sentence | None:
     if c.modal == "must" and c.negated:
         return None  # "mustn't see anything" is darf nichts, not a lesson's first sentence
     return Sentence((s.with_adverb(c),))
+
+
+def possessive_s(s) -> Sentence | None:
+    """ "The doctor's car is red." = "Das Auto des Arztes ist rot."; "I know Anna's brother." =
+    "Ich kenne Annas Bruder." """
+    rng = s.rng
+    c = s.clause()
+    if c is None:
+        return None
+    slot = rng.choice(["subject", "obj"])
+    head = getattr(c, slot)
+    if head is None or head.noun is None or head.relative or s.lex.noun(head.noun).mass:
+        return None
+    if rng.random() < 0.4:
+        owner = NP(name=rng.choice(s.people).en)
+    else:
+        noun = s.noun(frozenset({"person", "animal"}))
+        if noun is None:
+            return None
+        plural = rng.random() < 0.2 and not noun.en_plural.endswith("s")  # "the children's"
+        det = rng.choice(["the", "the", "poss"])
+        possessor = rng.choice(lx.POSSESSIVES).key if det == "poss" else None
+        owner = NP(noun.en, det, plural, possessor=possessor)
+    saxon = NP(head.noun, "the", head.plural, head.adjective, owner=owner)
+    return Sentence((replace(c, **{slot: saxon}),))

@@ -148,6 +148,8 @@ class _Parser:
     def _np_simple(self, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
         if self.lex.version != "v2" and self.at(i) in lx.INDEFINITE:
             yield NP(indefinite=self.at(i)), i + 1  # v2.1: nothing, nobody, anything ...
+        if self.lex.version != "v2":
+            yield from self._saxon(i, relative)
         for n in (2, 1):
             key = _PRONOUN_FORMS.get(tuple(self.t[i : i + n]))
             if key:
@@ -180,6 +182,29 @@ class _Parser:
                     continue
                 np = NP(noun, det, plural, adjective, number, possessor)
                 yield from self._relatives(np, k + 1, relative)
+
+    def _saxon(self, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
+        """v2.1: "the doctor's (new) car", "Anna's brother": an owner whose last word ends in
+        's, then the head noun, which the owner makes definite."""
+        for j in range(i, min(i + 4, len(self.t))):
+            if not self.t[j].endswith("'s"):
+                continue
+            words = self.t[i:j] + [self.t[j][:-2]]
+            owners = [NP(name=self.ix.names[words[0]])] if words[0] in self.ix.names else []
+            inner = _Parser(self.lex, words)
+            owners += [
+                np for np, end in inner.np(0, relative=False, coord=False) if end == len(words)
+            ]
+            for owner in owners:
+                if owner.pronoun or owner.indefinite or (owner.name and len(words) > 1):
+                    continue
+                for adjective, k in ((None, j + 1), (self.at(j + 1), j + 2)):
+                    if adjective is not None and adjective not in self.ix.adjectives:
+                        continue
+                    for noun, plural in self.ix.nouns.get(self.at(k) or "", []):
+                        np = NP(noun, "the", plural, adjective, owner=owner)
+                        yield from self._relatives(np, k + 1, relative)
+            return
 
     def _relatives(self, np: NP, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
         yield np, i
