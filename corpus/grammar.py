@@ -67,6 +67,7 @@ class Complement:
     degree: str | None = None  # very | too
     np: NP | None = None
     pp: PP | None = None
+    age: str | None = None  # v2.1: "ten years old" = "zehn Jahre alt" (a number word or digits)
 
 
 @dataclass(frozen=True)
@@ -287,7 +288,7 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         declension = "weak" if np.plural else "mixed"
     elif np.det == "number":
         det_ids = b.en(np.number)  # type: ignore[arg-type]
-        article = lx.NUMBER_WORDS[np.number]  # type: ignore[index]
+        article = lx.ALL_NUMBER_WORDS[np.number]  # type: ignore[index]
         b.tags.add("number")
     elif np.det == "digits":
         det_ids = b.en(np.number)  # type: ignore[arg-type]
@@ -862,6 +863,14 @@ def _complement(b: _Builder, comp: Complement, target: NP | None, vg: _VerbGroup
         a_ids = b.en(adj.en)
         b.tags.add("copula_adjective")
         return _Phrase(ids + a_ids, de + [(adj.de, tuple(a_ids))])
+    if comp.age:  # "is ten years old" = "ist zehn Jahre alt"
+        n_ids = b.en(comp.age)
+        one = comp.age in ("one", "1")
+        y_ids, old = b.en("year" if one else "years"), b.en("old")
+        number = comp.age if comp.age.isdigit() else lx.ALL_NUMBER_WORDS[comp.age]
+        de = [(number, tuple(n_ids)), ("Jahr" if one else "Jahre", tuple(y_ids))]
+        b.tags.add("age")
+        return _Phrase(n_ids + y_ids + old, de + [("alt", tuple(old))])
     if comp.np:
         b.tags.add("copula_noun")
         return _np(b, comp.np, "nom", kein=vg.neg if comp.np is target else None)

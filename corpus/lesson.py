@@ -296,3 +296,42 @@ def possessive_s(s) -> Sentence | None:
         owner = NP(noun.en, det, plural, possessor=possessor)
     saxon = NP(head.noun, "the", head.plural, head.adjective, owner=owner)
     return Sentence((replace(c, **{slot: saxon}),))
+
+
+def numbers(s) -> Sentence | None:
+    """ "The boy is ten years old." = "Der Junge ist zehn Jahre alt."; "The farmer bought
+    twenty cows."; "The film starts at eight." = "Der Film fängt um acht an." """
+    rng = s.rng
+    words = sorted(lx.ALL_NUMBER_WORDS, key=list(lx.ALL_NUMBER_WORDS).index)
+    number = rng.choice(words) if rng.random() < 0.6 else str(rng.randint(1, 99))
+    draw = rng.random()
+    if draw < 0.4:
+        subj = s.np(frozenset({"person", "animal"}), "subject", coord=False)
+        if subj is None:
+            return None
+        tense = rng.choice(["present", "present", "past"])
+        c = Clause(subj, None, complement=Complement(age=number), tense=tense)
+        c = replace(c, negated=rng.random() < 0.1)
+        if rng.random() < 0.2:
+            c = replace(c, question=True, negated=False)
+            return Sentence((c,), punct="?")
+        return Sentence((c,))
+    c = s.base_verb_clause(frames=("acc",))
+    if c is None:
+        return None
+    if draw < 0.75:
+        obj = c.obj
+        if obj is None or obj.noun is None or s.lex.noun(obj.noun).mass or number in ("one", "1"):
+            return None
+        noun = s.lex.noun(obj.noun)
+        if noun.en_plural == noun.en:
+            return None
+        det = "digits" if number.isdigit() else "number"
+        c = replace(c, obj=replace(obj, det=det, number=number, plural=True, possessor=None))
+        return Sentence((replace(c, negated=False, contracted=False),))
+    hour = rng.randint(1, 12)
+    at = f"at {hour}" if rng.random() < 0.5 else f"at {words[hour - 1]}"
+    c = replace(c, adverb=at, adverb_front=rng.random() < 0.3, modal=None)
+    if c.tense not in ("present", "past", "future"):
+        c = replace(c, tense="present")
+    return Sentence((c,))

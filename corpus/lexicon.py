@@ -433,6 +433,26 @@ NUMBER_WORDS = {
     "twelve": "zwölf",
 }
 
+# Corpus v2.1: more number words (v2 draws from NUMBER_WORDS alone).
+NUMBER_WORDS_V2_1 = {
+    "thirteen": "dreizehn",
+    "fourteen": "vierzehn",
+    "fifteen": "fünfzehn",
+    "sixteen": "sechzehn",
+    "seventeen": "siebzehn",
+    "eighteen": "achtzehn",
+    "nineteen": "neunzehn",
+    "twenty": "zwanzig",
+    "thirty": "dreißig",
+    "forty": "vierzig",
+    "fifty": "fünfzig",
+    "sixty": "sechzig",
+    "seventy": "siebzig",
+    "eighty": "achtzig",
+    "ninety": "neunzig",
+}
+ALL_NUMBER_WORDS = NUMBER_WORDS | NUMBER_WORDS_V2_1
+
 SEIN = {
     "present": ("bin", "bist", "ist", "sind", "seid", "sind"),
     "past": ("war", "warst", "war", "waren", "wart", "waren"),

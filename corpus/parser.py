@@ -166,7 +166,7 @@ class _Parser:
             det, j = "this", i + 1
         elif tok in ("many", "any"):
             det, j = tok, i + 1
-        elif tok in lx.NUMBER_WORDS:
+        elif tok in lx.NUMBER_WORDS or (self.lex.version != "v2" and tok in lx.ALL_NUMBER_WORDS):
             det, number, j = "number", tok, i + 1
         elif tok.isdigit():
             det, number, j = "digits", tok, i + 1
@@ -354,6 +354,8 @@ class _Parser:
                         replace(c, complement=Complement(adjective=self.at(j), degree=degree)),
                         j + 1,
                     )
+            if self.lex.version != "v2" and self._age(i):  # v2.1: "ten years old"
+                yield replace(c, complement=Complement(age=self.at(i))), i + 3
             for np, j in self.np(i, relative=False):
                 yield replace(c, complement=Complement(np=np)), j
             for pp, j in self.pp(i):
@@ -395,6 +397,12 @@ class _Parser:
             if v.key in lx.DATIVE_TO:
                 for iobj, m in self._to_dative(v, k):
                     yield replace(c, obj=obj, iobj=iobj, to_dative=True), m
+
+    def _age(self, i: int) -> bool:
+        number = self.at(i) or ""
+        if not (number in lx.ALL_NUMBER_WORDS or number.isdigit()) or self.at(i + 2) != "old":
+            return False
+        return self.at(i + 1) == ("year" if number in ("one", "1") else "years")
 
     def _to_dative(self, v: lx.Verb, i: int) -> Iterator[tuple[NP, int]]:
         """v2.1: "to" and the person a thing is given to ("gives the book to the man"). Only

@@ -161,7 +161,7 @@ def test_alignment_in_range_and_every_word_aligned(sample):
 def test_every_new_construction_is_generated(sample):
     tags = Counter(t for ex in sample for t in ex.phenomena)
     tags_wanted = ("dative_to", "feminine_profession", "goal", "place_and_time", "set_phrase")
-    tags_wanted += ("possessive_s", "possessive_s_name")
+    tags_wanted += ("possessive_s", "possessive_s_name", "age")
     for tag in (*tags_wanted, "name_is", "negation_indefinite"):
         assert tags[tag] >= 15, (tag, tags[tag])
     assert tags["perfect_shift"] >= 10  # "Hast du gut geschlafen?"
@@ -267,6 +267,29 @@ def test_the_owner_s_s_says_the_head_s_article():
     assert ex is not None
     assert ex.german[:4] == ("Das", "Auto", "des", "Arztes")
     assert ex.alignment[:4] == ((1,), (2,), (0,), (1,))
+
+
+# ------------------------------------------------------------------- numbers
+
+NUMBERS = {
+    "The boy is ten years old.": "Der Junge ist zehn Jahre alt.",
+    "I am 20 years old.": "Ich bin 20 Jahre alt.",
+    "The baby is one year old.": "Das Baby ist ein Jahr alt.",
+    "Are you twelve years old?": "Bist du zwölf Jahre alt?",
+    "The farmer bought twenty cows.": "Der Bauer kaufte zwanzig Kühe.",
+    "We have thirty books.": "Wir haben dreißig Bücher.",
+    "The film starts at eight.": "Der Film fängt um acht an.",
+    "At 7 we eat.": "Um 7 essen wir.",
+}
+
+
+@pytest.mark.parametrize("english", NUMBERS)
+def test_numbers(english):
+    assert _german(english) == NUMBERS[english]
+
+
+def test_v2_knows_no_twenty():
+    assert _german("The farmer bought twenty cows.", lx.load()) is None
 
 
 # ------------------------------------------------------ a first lesson's phrases
