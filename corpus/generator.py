@@ -50,8 +50,8 @@ SENTENCE_KINDS = {
     "coreference": 0.12,
 }
 # Corpus v2.1 (corpus/lesson.py): v2's kinds keep their proportions among themselves and take
-# 35% of the draws; the lecturer's constructions the rest.
-SENTENCE_KINDS_V2_1 = {k: round(0.35 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
+# 30% of the draws; the lecturer's constructions the rest.
+SENTENCE_KINDS_V2_1 = {k: round(0.3 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
     "dative_to": 0.1,
     "feminine": 0.1,
     "goal": 0.1,
@@ -61,6 +61,7 @@ SENTENCE_KINDS_V2_1 = {k: round(0.35 * w, 4) for k, w in SENTENCE_KINDS.items()}
     "negation": 0.05,
     "possessive_s": 0.05,
     "numbers": 0.05,
+    "comparison": 0.05,
 }
 TENSES = {"present": 0.3, "past": 0.3, "perfect": 0.12, "progressive": 0.1, "future": 0.1}
 MODAL_P = 0.1
@@ -671,6 +672,7 @@ class LessonSampler(Sampler):
             "negation": lesson.negation,
             "possessive_s": lesson.possessive_s,
             "numbers": lesson.numbers,
+            "comparison": lesson.comparison,
         }
         if kind in draw:
             return draw[kind](self)

@@ -45,6 +45,7 @@ class NP:
     female: bool = False  # v2.1: a person noun in its feminine form (the teacher = die Lehrerin)
     indefinite: str | None = None  # v2.1: nothing | nobody | something | somebody | anything ...
     owner: NP | None = None  # v2.1: "the doctor's car" (det stays "the": das Auto des Arztes)
+    grade: str | None = None  # v2.1: the adjective's comparative | superlative (das größte Tier)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class Complement:
     np: NP | None = None
     pp: PP | None = None
     age: str | None = None  # v2.1: "ten years old" = "zehn Jahre alt" (a number word or digits)
+    than: NP | None = None  # v2.1: degree "comparative" (bigger than) or "equal" (as big as)
 
 
 @dataclass(frozen=True)
@@ -257,7 +259,15 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
     g = "pl" if np.plural else noun.gender
     adj = lex.adjective(np.adjective) if np.adjective else None
     en_noun = noun.en_plural if np.plural else noun.en
-    first_word = adj.en if adj else en_noun
+    adj_words, adj_stem = ((adj.en,), adj.de_stem) if adj else ((), "")
+    if adj and np.grade:  # v2.1: "the biggest animal" = "das größte Tier"
+        grades = lex.grades_of(adj.en)
+        if np.grade == "comparative":
+            adj_words, adj_stem = grades.en_comparative, grades.de_comparative
+        else:
+            adj_words, adj_stem = grades.en_superlative, grades.de_superlative
+        b.tags.add(f"adjective_{np.grade}")
+    first_word = adj_words[0] if adj else en_noun
 
     det_ids: list[int] = []
     article: str | None = None
@@ -311,10 +321,10 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         links = tuple(sorted(set(det_ids) | set(kein or ())))
         phrase.de.append((article, links))
     if adj:
-        adj_ids = b.en(adj.en)
+        adj_ids = b.en(*adj_words)
         phrase.en += adj_ids
         table = {"weak": lx.WEAK, "mixed": lx.MIXED, "strong": lx.STRONG}[declension]
-        phrase.de.append((adj.de_stem + table[case][g], tuple(adj_ids)))
+        phrase.de.append((adj_stem + table[case][g], tuple(adj_ids)))
         b.tags.add(
             {"weak": "adjective_definite", "mixed": "adjective_indefinite"}.get(
                 declension, "adjective_no_article"
@@ -850,7 +860,30 @@ def _named(b: _Builder, c: Clause, mode: str) -> tuple[list[int], list[DeTok]]:
     return en, [subj, verb, german]
 
 
+def _comparison(b: _Builder, comp: Complement) -> _Phrase:
+    """v2.1: "bigger than the dog" = "größer als der Hund", "more interesting than the film" =
+    "interessanter als der Film", "as old as my father" = "so alt wie mein Vater"; the compared
+    noun phrase takes the subject's case."""
+    adj = b.lex.adjective(comp.adjective)  # type: ignore[arg-type]
+    if comp.degree == "comparative":
+        grades = b.lex.grades_of(adj.en)
+        a_ids, than_ids = b.en(*grades.en_comparative), b.en("than")
+        de = [(grades.de_comparative, tuple(a_ids)), ("als", tuple(than_ids))]
+        en = a_ids + than_ids
+    else:
+        as1, a_ids, as2 = b.en("as"), b.en(adj.en), b.en("as")
+        de = [("so", tuple(as1)), (adj.de, tuple(a_ids)), ("wie", tuple(as2))]
+        en = as1 + a_ids + as2
+    b.tags.add(f"comparison_{comp.degree}")
+    other = _np(b, comp.than, "nom") if comp.than else None
+    if other is None:
+        return _Phrase(en, de)
+    return _Phrase(en + other.en, de + other.de)
+
+
 def _complement(b: _Builder, comp: Complement, target: NP | None, vg: _VerbGroup) -> _Phrase:
+    if comp.adjective and comp.degree in ("comparative", "equal"):
+        return _comparison(b, comp)
     if comp.adjective:
         adj = b.lex.adjective(comp.adjective)
         ids: list[int] = []

@@ -335,3 +335,47 @@ def numbers(s) -> Sentence | None:
     if c.tense not in ("present", "past", "future"):
         c = replace(c, tense="present")
     return Sentence((c,))
+
+
+def comparison(s) -> Sentence | None:
+    """ "The horse is bigger than the dog." = "Das Pferd ist größer als der Hund."; "as old as"
+    = "so alt wie"; "the biggest animal in the zoo" = "das größte Tier im Zoo"."""
+    rng = s.rng
+    graded = [a for a in s.lex.adjectives if a.en in {g.en for g in s.lex.grades}]
+    adj = s.pick(graded)
+    classes = adj.classes
+    subj = s.np(classes, "subject", pronoun_p=0.1, allow_no=False, coord=False)
+    if (
+        subj is None
+        or subj.det in ("number", "digits", "many")
+        or not np_classes(s.lex, subj) & classes
+    ):
+        if subj is None or subj.pronoun is None:
+            return None
+    tense = rng.choice(["present", "present", "past"])
+    draw = rng.random()
+    if draw < 0.65:
+        other = s.np(
+            np_classes(s.lex, subj) & classes or classes, "object", 0.0, False, coord=False
+        )
+        if other is None or other == subj or other.det in ("no", "many"):
+            return None
+        degree = "comparative" if draw < 0.4 else "equal"
+        comp = Complement(adjective=adj.en, degree=degree, than=other)
+        c = Clause(subj, None, complement=comp, tense=tense)
+    else:  # "Lisa is the youngest child in the family."
+        if subj.pronoun and subj.pronoun not in ("i", "you", "he", "she"):
+            return None
+        noun = s.noun(np_classes(s.lex, subj) & classes or frozenset({"person"}))
+        if noun is None or noun.mass or not noun.classes & classes:
+            return None
+        plural = subj.plural or subj.coord is not None
+        if plural and noun.en_plural == noun.en:
+            return None
+        best = NP(noun.en, "the", plural, adj.en, grade="superlative")
+        c = Clause(subj, None, complement=Complement(np=best), tense=tense)
+        if rng.random() < 0.5:
+            c = replace(c, pp=s.pp("in"))
+    if rng.random() < 0.15:
+        return Sentence((replace(c, question=True),), punct="?")
+    return Sentence((c,))

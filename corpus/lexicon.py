@@ -131,6 +131,17 @@ class Phrase:
     punct: frozenset[str]  # the marks it may end with
 
 
+@dataclass(frozen=True)
+class Grades:
+    """An adjective's comparative and superlative (v2.1): bigger = größer, biggest = größt."""
+
+    en: str
+    en_comparative: tuple[str, ...]  # ("bigger",) or ("more", "interesting")
+    en_superlative: tuple[str, ...]
+    de_comparative: str
+    de_superlative: str  # stem: der größte, am größten
+
+
 @dataclass(frozen=True, eq=False)  # hashed by identity: loaded once, a key of caches
 class Lexicon:
     nouns: tuple[Noun, ...]
@@ -143,6 +154,7 @@ class Lexicon:
     # (teacher -> Lehrerin), and the version whose words these are; v2 has no feminine forms
     feminine: tuple[Noun, ...] = ()
     phrases: tuple[Phrase, ...] = ()  # v2.1's set phrases of a first lesson
+    grades: tuple[Grades, ...] = ()  # v2.1's comparatives and superlatives
     version: str = "v2"
 
     def __post_init__(self) -> None:
@@ -155,6 +167,7 @@ class Lexicon:
             "name": {n.en: n for n in self.names},
             "feminine": {n.en: n for n in self.feminine},
             "phrase": {" ".join(p.en): p for p in self.phrases},
+            "grades": {g.en: g for g in self.grades},
         }
         object.__setattr__(self, "_index", index)
 
@@ -175,6 +188,9 @@ class Lexicon:
 
     def name(self, en: str) -> Name:
         return self._index["name"][en]  # type: ignore[attr-defined]
+
+    def grades_of(self, en: str) -> Grades:
+        return self._index["grades"][en]  # type: ignore[attr-defined]
 
     def phrase(self, en: str) -> Phrase:
         return self._index["phrase"][en]  # type: ignore[attr-defined]
@@ -318,11 +334,22 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
         )
         for r in read_rows("phrases_v2_1.tsv", data_dir)
     )
+    grades = tuple(
+        Grades(
+            r["en"],
+            tuple(r["en_comparative"].split()),
+            tuple(r["en_superlative"].split()),
+            r["de_comparative"],
+            r["de_superlative"],
+        )
+        for r in read_rows("comparison_v2_1.tsv", data_dir)
+    )
     return replace(
         base,
         adverbs=base.adverbs + adverbs,
         feminine=feminine,
         phrases=phrases,
+        grades=grades,
         version=version,
     )
 

