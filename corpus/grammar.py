@@ -107,6 +107,7 @@ class Sentence:
     sub: Clause | None = None
     sub_first: bool = False
     punct: str = "."
+    that_omitted: bool = False  # v2.1: "He says the water is cold." (German: ", dass")
     phrase: str | None = None  # v2.1: a set phrase, the whole sentence or before a comma
 
 
@@ -701,7 +702,7 @@ def _clause(
             obj = _Phrase(inner.en, [(prep_de, links)] + inner.de, inner.gender)
             b.tags.add("prepositional_object")
         else:
-            case = "dat" if frame == "dat" else "acc"
+            case = "dat" if frame in ("dat", "that") else "acc"  # v2.1: "told me that"
             obj = _np(b, c.obj, case, kein=vg.neg if c.obj is target else None)
             b.tags.add("dative_object" if case == "dat" else "accusative")
     if frame == "dat_acc":
@@ -951,7 +952,7 @@ def build(sentence: Sentence, lex: Lexicon | None = None) -> Example:
         de = de1 + ([(",", tuple(comma))] if comma else [])
         de += [(lx.COORDINATORS[sentence.coordinator], tuple(coord_ids))] + de2
     elif sentence.sub is not None and sentence.conj:
-        conj_ids = b.en(sentence.conj)
+        conj_ids = [] if sentence.that_omitted else b.en(sentence.conj)
         sub = sentence.sub
         de_conj = lx.CONJUNCTIONS[sentence.conj]
         if sentence.conj == "when" and sub.tense == "past":

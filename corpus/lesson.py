@@ -379,3 +379,38 @@ def comparison(s) -> Sentence | None:
     if rng.random() < 0.15:
         return Sentence((replace(c, question=True),), punct="?")
     return Sentence((c,))
+
+
+def with_told(s, sentence: Sentence | None) -> Sentence | None:
+    """A that-clause as v2.1 writes it: often without "that" ("He says the water is cold." =
+    "Er sagt, dass das Wasser kalt ist."), "tell" with the person told (told me that = sagte
+    mir, dass), sometimes asked ("Do you think that ...?")."""
+    if sentence is None or sentence.conj != "that":
+        return sentence
+    rng = s.rng
+    main = sentence.clauses[0]
+    if main.verb == "tell_that":
+        told = s.np(frozenset({"person"}), "object", allow_no=False, coord=False)
+        if told is None or told == main.subject:
+            return None
+        main = replace(main, obj=told)
+    sentence = replace(sentence, clauses=(main,), that_omitted=rng.random() < 0.4)
+    if rng.random() < 0.15 and main.tense in ("present", "past"):
+        return replace(sentence, clauses=(replace(main, question=True),), punct="?")
+    return sentence
+
+
+def saying(s) -> Sentence | None:
+    """ "I think the film is boring.", "She told me that he was tired.": a verb of saying or
+    thinking and its clause."""
+    verbs = s.verbs_by_frame.get("that", [])
+    if not verbs:
+        return None
+    v = s.pick(verbs)
+    subj = s.np(v.subject, "subject")
+    sub = s.clause(main=False)
+    if subj is None or sub is None:
+        return None
+    main = Clause(subj, v.key, tense=s.rng.choice(["present", "past", "perfect"]))
+    sub = replace(sub, question=False, adverb=None, adverb_front=False)
+    return with_told(s, Sentence((main,), conj="that", sub=sub))

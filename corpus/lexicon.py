@@ -344,8 +344,10 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
         )
         for r in read_rows("comparison_v2_1.tsv", data_dir)
     )
+    verbs = tuple(_verb(r) for r in read_rows("verbs_v2_1.tsv", data_dir))
     return replace(
         base,
+        verbs=base.verbs + verbs,
         adverbs=base.adverbs + adverbs,
         feminine=feminine,
         phrases=phrases,

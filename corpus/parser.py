@@ -382,6 +382,10 @@ class _Parser:
             yield c, i  # "Where is the cat?"
             return
         v = self.lex.verb(c.verb)
+        if v.frame == "that" and v.obj and not gap_object:  # v2.1: "told me that ..."
+            for obj, k in self.np(i, relative=False):
+                yield replace(c, obj=obj), k
+            return
         if v.frame in ("intrans", "that") or (gap_object and v.frame in ("acc", "dat")):
             yield c, i
             return
@@ -610,6 +614,12 @@ def _sentences(lex: Lexicon, toks: list[str]) -> Iterator[Sentence]:
         for c, end in p.question(0):
             if end == n:
                 yield Sentence((c,), punct="?")
+            elif lex.version != "v2" and c.verb and lex.verb(c.verb).frame == "that":
+                # v2.1: "Do you think (that) the dog is dangerous?"
+                omitted = p.at(end) != "that"
+                for sub, end2 in p.clause(end + (not omitted), sub=True):
+                    if end2 == n:
+                        yield Sentence((c,), conj="that", sub=sub, punct="?", that_omitted=omitted)
         return
     for c, end in p.imperative(0):
         if end == n:
@@ -640,6 +650,11 @@ def _sentences(lex: Lexicon, toks: list[str]) -> Iterator[Sentence]:
             for sub, end2 in p.clause(end + 1, sub=True):
                 if end2 == n:
                     yield Sentence((c,), conj=word, sub=sub, punct=punct)
+        if takes_that and word != "that" and lex.version != "v2":
+            # v2.1: "He says the water is cold." = "Er sagt, dass das Wasser kalt ist."
+            for sub, end2 in p.clause(end, sub=True):
+                if end2 == n:
+                    yield Sentence((c,), conj="that", sub=sub, punct=punct, that_omitted=True)
 
 
 def translations(text: str, lex: Lexicon | None = None, limit: int = 4) -> list[Example]:
