@@ -50,8 +50,8 @@ SENTENCE_KINDS = {
     "coreference": 0.12,
 }
 # Corpus v2.1 (corpus/lesson.py): v2's kinds keep their proportions among themselves and take
-# a quarter of the draws; the lecturer's constructions the rest.
-SENTENCE_KINDS_V2_1 = {k: round(0.25 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
+# a fifth of the draws; the lecturer's constructions the rest.
+SENTENCE_KINDS_V2_1 = {k: round(0.2 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
     "dative_to": 0.1,
     "feminine": 0.1,
     "goal": 0.1,
@@ -63,6 +63,7 @@ SENTENCE_KINDS_V2_1 = {k: round(0.25 * w, 4) for k, w in SENTENCE_KINDS.items()}
     "numbers": 0.05,
     "comparison": 0.05,
     "saying": 0.05,
+    "idiomatic": 0.05,
 }
 TENSES = {"present": 0.3, "past": 0.3, "perfect": 0.12, "progressive": 0.1, "future": 0.1}
 MODAL_P = 0.1
@@ -678,6 +679,7 @@ class LessonSampler(Sampler):
             "numbers": lesson.numbers,
             "comparison": lesson.comparison,
             "saying": lesson.saying,
+            "idiomatic": lesson.idiomatic,
         }
         if kind in draw:
             return draw[kind](self)

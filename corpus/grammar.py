@@ -207,9 +207,12 @@ def _a_or_an(word: str) -> str:
     return "an" if word[0].lower() in "aeiou" else "a"
 
 
-def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phrase:
+def _np(
+    b: _Builder, np: NP, case: str, kein: list[int] | None = None, en_subject: bool = False
+) -> _Phrase:
     """Realise a noun phrase in German `case`. `kein`: the clause is negated and this
-    indefinite noun phrase absorbs the negation ("not a dog" -> "keinen Hund")."""
+    indefinite noun phrase absorbs the negation ("not a dog" -> "keinen Hund"). `en_subject`:
+    an English subject whatever the German case (v2.1: "I am cold" = "Mir ist kalt")."""
     lex = b.lex
     if np.coord:
         left = _np(b, np.coord[0], case)
@@ -227,7 +230,7 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         return _Phrase(ids, [(de.get(case, "was"), tuple(ids))])
     if np.pronoun:
         p = lx.PRONOUN_BY_KEY[np.pronoun]
-        ids = b.en(*(p.en_subject if case == "nom" else p.en_object).split())
+        ids = b.en(*(p.en_subject if case == "nom" or en_subject else p.en_object).split())
         b.tags.add("pronoun" if case == "nom" else "pronoun_object")
         forms = {"nom": p.de_nom, "acc": p.de_acc, "dat": p.de_dat}
         gender = np_gender(lex, np)
@@ -508,12 +511,23 @@ def _aux(b: _Builder, word: str, c: Clause, inverted: bool) -> tuple[list[int], 
     return [], ids + b.neg
 
 
-def _verb_group(b: _Builder, c: Clause, person: int, inverted: bool, de_tense: str | None):
+def _verb_group(
+    b: _Builder,
+    c: Clause,
+    person: int,
+    inverted: bool,
+    de_tense: str | None,
+    idiom: str | None = None,
+):
     """English verb group and German verb forms. `de_tense` shifts the German tense of a
-    nachdem-clause to the perfect (English present) or pluperfect (English past)."""
+    nachdem-clause to the perfect (English present) or pluperfect (English past). `idiom`
+    (v2.1) says the German of a copula otherwise: "dative" ("I am cold" = "Mir ist kalt": sein
+    in the third person) or "haben" ("I am hungry" = "Ich habe Hunger")."""
     lex = b.lex
     third = person == 2
     b.neg = None
+    if c.verb is None and idiom is not None:
+        return _idiom_group(b, c, person, inverted, idiom)
     if c.verb is None:  # the copula, or "there is"
         if c.tense in ("present", "past"):
             be = lx.EN_BE[c.tense][person]
@@ -619,6 +633,67 @@ def _verb_group(b: _Builder, c: Clause, person: int, inverted: bool, de_tense: s
     return _VerbGroup(front, rest, slot, (forms[person], links), [], prefix, b.neg)
 
 
+def _idiom_group(b: _Builder, c: Clause, person: int, inverted: bool, idiom: str) -> _VerbGroup:
+    """The copula of "I am cold" (German: mir ist, third person) or "I am hungry" (ich habe)."""
+    de_person = 2 if idiom == "dative" else person
+    forms = lx.SEIN if idiom == "dative" else lx.HABEN
+    if c.tense in ("present", "past"):
+        front, rest = _aux(b, lx.EN_BE[c.tense][person], c, inverted)
+        links = tuple(front or rest[:1])
+        b.tags.add(c.tense)
+        return _VerbGroup(
+            front, rest, len(rest), (forms[c.tense][de_person], links), [], None, b.neg
+        )
+    aux = "will" if c.tense == "future" else ("has" if person == 2 else "have")
+    front, rest = _aux(b, aux, c, inverted)
+    slot, links = len(rest), tuple(front or rest[:1])
+    be_ids = b.en("be" if c.tense == "future" else "been")
+    rest += be_ids
+    b.tags.add(c.tense)
+    if c.tense == "future":
+        finite = (lx.WERDEN[de_person], links)
+        right = [("sein" if idiom == "dative" else "haben", tuple(be_ids))]
+    else:
+        finite = (
+            forms["present"][de_person] if idiom == "dative" else lx.HABEN["present"][person],
+            links,
+        )
+        right = [("gewesen" if idiom == "dative" else "gehabt", tuple(be_ids))]
+    return _VerbGroup(front, rest, slot, finite, right, None, b.neg)
+
+
+def _idiom_complement(b: _Builder, c: Clause, comp: _Phrase, idiom: str) -> _Phrase:
+    """kalt for cold (mir ist kalt), Hunger for hungry (habe Hunger, under negation keinen)."""
+    adjective = c.complement.adjective  # type: ignore[union-attr]
+    b.tags.add(f"idiom_{idiom}")
+    if idiom == "dative":
+        *degree, (_, links) = comp.de
+        return _Phrase(comp.en, [*degree, (lx.DATIVE_ADJECTIVES[adjective], links)])  # type: ignore[index]
+    (_, links) = comp.de[-1]
+    noun = lx.HAVE_NOUNS[adjective]  # type: ignore[index]
+    if c.negated:
+        return _Phrase(comp.en, [("keinen", tuple(b.neg or ())), (noun, links)])
+    return _Phrase(comp.en, [(noun, links)])
+
+
+def copula_idiom(lex: Lexicon, c: Clause) -> str | None:
+    """v2.1: German says a person's cold, warmth, boredom with a dative ("Mir ist kalt"), and
+    hunger and thirst with haben ("Ich habe Hunger"); None for any other copula."""
+    comp = c.complement
+    if lex.version == "v2" or c.verb is not None or comp is None or comp.than:
+        return None
+    if comp.adjective not in lx.DATIVE_ADJECTIVES and comp.adjective not in lx.HAVE_NOUNS:
+        return None
+    subj = c.subject
+    if subj is None or subj.wh or subj.indefinite or subj.pronoun == "it" or subj.coord:
+        return None
+    if subj.pronoun is None and not np_classes(lex, subj) & {"person", "animal"}:
+        return None
+    if comp.adjective in lx.HAVE_NOUNS:
+        return None if comp.degree else "haben"
+    return "dative"
+
+
 def _kein_target(c: Clause, frame: str) -> NP | None:
     """The noun phrase that turns into kein- under negation: an indefinite object, predicative
     noun or "there is" noun ("has no car" is already kein by its determiner)."""
@@ -685,8 +760,14 @@ def _clause(
     please = b.en("please") if c.please else []
     wh = b.en(c.wh) if c.wh else []
     adv_ids = b.en(*adv.en) if adv else []
-    subj = _np(b, c.subject, "nom") if c.subject is not None else None
-    vg = _verb_group(b, c, person, inverted, de_tense)
+    idiom = copula_idiom(lex, c)
+    if c.subject is None:
+        subj = None
+    elif idiom == "dative":
+        subj = _np(b, c.subject, "dat", en_subject=True)
+    else:
+        subj = _np(b, c.subject, "nom")
+    vg = _verb_group(b, c, person, inverted, de_tense, idiom)
     target = _kein_target(c, frame)
     iobj = _np(b, c.iobj, "dat") if c.iobj else None
     particle = b.en(v.en_particle) if (v and v.en_particle and c.obj and not obj_wh) else []
@@ -717,6 +798,8 @@ def _clause(
     there_ids = b.en("there") if c.there is not None else []
     there = _np(b, c.there, "acc", kein=vg.neg if c.there is target else None) if c.there else None
     comp = _complement(b, c.complement, target, vg) if c.complement else None
+    if idiom and comp is not None:
+        comp = _idiom_complement(b, c, comp, idiom)
     goal = lex.adverb(c.place) if c.place else None
     goal_ids = b.en(*goal.en) if goal else []
     if goal:
@@ -766,12 +849,12 @@ def _clause(
         middle += obj.de
     if there:
         middle += there.de
-    if c.negated and target is None:
+    if c.negated and target is None and not (idiom == "haben"):
         middle.append(("nicht", tuple(vg.neg or ())))
         b.tags.add("negation_nicht")
     if obj and frame == "prep" and not obj_wh:
         middle += obj.de
-    if comp:
+    if comp and idiom != "dative":
         middle += comp.de
     if pp:
         middle += pp.de
@@ -779,6 +862,8 @@ def _clause(
         middle.append((" ".join(adv.de), tuple(adv_ids)))
     if goal:  # "ging nach der Schule nach Hause": the place closes the middle field
         middle.append((" ".join(goal.de), tuple(goal_ids)))
+    if comp and idiom == "dative":  # "Uns ist in der Küche warm": the adjective closes it
+        middle += comp.de
     subj_de = [] if (subj is None or subj_wh) else subj.de
     b.roles = {
         "subject": _antecedent(b, c.subject, subj),
@@ -1162,7 +1247,69 @@ def assign_refs(sentence: Sentence, lex: Lexicon) -> tuple[Sentence, str]:
     unlinked). The generator drops sentences that are not "ok". In v2.1 the nouns then agree
     with a woman's pronoun (`feminine_agreement`)."""
     linked, status = _assign_refs(sentence, lex)
-    return feminine_agreement(linked, lex), status
+    return adjective_senses(feminine_agreement(linked, lex), lex), status
+
+
+_THINGS = frozenset({"object", "nature", "time", "event", "place"})  # what "it" may be
+
+
+def _sense(lex: Lexicon, adjective: str, classes: frozenset[str]) -> str:
+    """The name of the sense of an English adjective that fits nouns of `classes`."""
+    senses = [a for a in lex.adjectives if a.en == adjective and a.key]
+    if not senses or not classes or lex.adjective(adjective).classes & classes:
+        return adjective
+    return next((a.key for a in senses if a.classes & classes), adjective)
+
+
+def _np_senses(lex: Lexicon, np: NP | None) -> NP | None:
+    if np is None:
+        return None
+    if np.coord:
+        return replace(np, coord=(_np_senses(lex, np.coord[0]), _np_senses(lex, np.coord[1])))  # type: ignore[arg-type]
+    if np.adjective and np.noun:
+        np = replace(np, adjective=_sense(lex, np.adjective, lex.noun(np.noun).classes))
+    return np
+
+
+def _subject_classes(lex: Lexicon, np: NP | None) -> frozenset[str]:
+    if np is None:
+        return frozenset()
+    if np.pronoun:
+        return _THINGS if np.pronoun == "it" else frozenset({"person"})
+    return np_classes(lex, np)
+
+
+def adjective_senses(sentence: Sentence, lex: Lexicon) -> Sentence:
+    """Corpus v2.1: an adjective with a second sense takes the one that fits its noun ("a nice
+    man" = "ein netter Mann", "nice weather" = "schönes Wetter", "The weather is nice." = "Das
+    Wetter ist schön."). v2's lexicon has no second senses."""
+    if not any(a.key for a in lex.adjectives):
+        return sentence
+
+    def clause(c: Clause | None) -> Clause | None:
+        if c is None:
+            return None
+        c = replace(
+            c,
+            subject=_np_senses(lex, c.subject),
+            obj=_np_senses(lex, c.obj),
+            iobj=_np_senses(lex, c.iobj),
+            there=_np_senses(lex, c.there),
+            pp=replace(c.pp, np=_np_senses(lex, c.pp.np)) if c.pp else None,  # type: ignore[arg-type]
+        )
+        comp = c.complement
+        if comp and comp.np:
+            c = replace(c, complement=replace(comp, np=_np_senses(lex, comp.np)))
+        if comp and comp.adjective and not comp.than:
+            adjective = _sense(lex, comp.adjective, _subject_classes(lex, c.subject))
+            c = replace(c, complement=replace(comp, adjective=adjective))
+        return c
+
+    return replace(
+        sentence,
+        clauses=tuple(clause(c) for c in sentence.clauses),  # type: ignore[misc]
+        sub=clause(sentence.sub),
+    )
 
 
 def _assign_refs(sentence: Sentence, lex: Lexicon) -> tuple[Sentence, str]:

@@ -360,7 +360,7 @@ def comparison(s) -> Sentence | None:
         )
         if other is None or other == subj or other.det in ("no", "many"):
             return None
-        degree = "comparative" if draw < 0.4 else "equal"
+        degree = "comparative" if draw < 0.33 else "equal"
         comp = Complement(adjective=adj.en, degree=degree, than=other)
         c = Clause(subj, None, complement=comp, tense=tense)
     else:  # "Lisa is the youngest child in the family."
@@ -414,3 +414,31 @@ def saying(s) -> Sentence | None:
     main = Clause(subj, v.key, tense=s.rng.choice(["present", "past", "perfect"]))
     sub = replace(sub, question=False, adverb=None, adverb_front=False)
     return with_told(s, Sentence((main,), conj="that", sub=sub))
+
+
+def idiomatic(s) -> Sentence | None:
+    """Adjectives in their idiomatic German: "The weather is nice." = "Das Wetter ist schön.",
+    "I am cold." = "Mir ist kalt.", "I am hungry." = "Ich habe Hunger." """
+    rng = s.rng
+    draw = rng.random()
+    tense = rng.choice(["present", "present", "past", "perfect"])
+    negated = rng.random() < 0.15
+    if draw < 0.35:
+        sense = s.lex.adjective("nice_thing")
+        subj = s.np(sense.classes, "subject", pronoun_p=0.1, allow_no=False, coord=False)
+        if subj is None or (subj.pronoun and subj.pronoun != "it"):
+            return None
+        comp = Complement(adjective="nice", degree=rng.choice([None, None, "very"]))
+        c = Clause(subj, None, complement=comp, tense=tense, negated=negated)
+    else:
+        subj = s.np(frozenset({"person"}), "subject", pronoun_p=0.5, allow_no=False, coord=False)
+        if subj is None or subj.pronoun == "it":
+            return None
+        feeling = rng.choice([*lx.DATIVE_ADJECTIVES, *lx.HAVE_NOUNS])
+        degree = "very" if feeling in lx.DATIVE_ADJECTIVES and rng.random() < 0.2 else None
+        comp = Complement(adjective=feeling, degree=degree)
+        c = Clause(subj, None, complement=comp, tense=tense, negated=negated)
+    c = replace(c, contracted=negated and rng.random() < 0.5)
+    if rng.random() < 0.2:
+        return Sentence((replace(c, question=True, negated=False, contracted=False),), punct="?")
+    return Sentence((s.with_adverb(c),))

@@ -93,6 +93,11 @@ class Adjective:
     de: str  # predicative
     de_stem: str  # declension stem
     classes: frozenset[str]
+    key: str = ""  # v2.1: a second sense's name (nice_thing = schön); v2 entries: their en
+
+    @property
+    def name(self) -> str:
+        return self.key or self.en
 
 
 @dataclass(frozen=True)
@@ -161,7 +166,7 @@ class Lexicon:
         index = {
             "noun": {n.en: n for n in self.nouns},
             "verb": {v.key: v for v in self.verbs},
-            "adjective": {a.en: a for a in self.adjectives},
+            "adjective": {a.name: a for a in self.adjectives},
             "adverb": {" ".join(a.en): a for a in self.adverbs},
             "preposition": {" ".join(p.en): p for p in self.prepositions},
             "name": {n.en: n for n in self.names},
@@ -345,9 +350,16 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
         for r in read_rows("comparison_v2_1.tsv", data_dir)
     )
     verbs = tuple(_verb(r) for r in read_rows("verbs_v2_1.tsv", data_dir))
+    senses = tuple(
+        Adjective(
+            r["en"], r["de"], r["de_attributive"] or r["de"], _classes(r["classes"]), r["key"]
+        )
+        for r in read_rows("adjectives_v2_1.tsv", data_dir)
+    )
     return replace(
         base,
         verbs=base.verbs + verbs,
+        adjectives=base.adjectives + senses,
         adverbs=base.adverbs + adverbs,
         feminine=feminine,
         phrases=phrases,
@@ -538,6 +550,11 @@ INDEFINITE = {
     "anybody": "jemand",
     "anyone": "jemand",
 }
+
+# Corpus v2.1: a person's feeling said with a dative (I am cold = mir ist kalt) or with haben
+# and a noun (I am hungry = ich habe Hunger).
+DATIVE_ADJECTIVES = {"cold": "kalt", "warm": "warm", "hot": "heiß", "bored": "langweilig"}
+HAVE_NOUNS = {"hungry": "Hunger", "thirsty": "Durst"}  # both masculine: keinen Hunger
 
 # Corpus v2.1: "My name is Paul." = "Ich heiße Paul.", for these owners of a name.
 NAMED = ("i", "you", "he", "she")

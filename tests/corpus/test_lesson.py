@@ -164,7 +164,7 @@ def test_every_new_construction_is_generated(sample):
     tags = Counter(t for ex in sample for t in ex.phenomena)
     tags_wanted = ("dative_to", "feminine_profession", "goal", "place_and_time", "set_phrase")
     tags_wanted += ("possessive_s", "possessive_s_name", "age", "comparison_comparative")
-    tags_wanted += ("comparison_equal", "adjective_superlative")
+    tags_wanted += ("comparison_equal", "adjective_superlative", "idiom_dative", "idiom_haben")
     for tag in (*tags_wanted, "name_is", "negation_indefinite"):
         assert tags[tag] >= 8, (tag, tags[tag])
     assert tags["perfect_shift"] >= 10  # "Hast du gut geschlafen?"
@@ -342,6 +342,34 @@ def test_dass_without_that_translates_no_english_word():
     ex = translate("He says the water is cold.")
     assert ex is not None
     assert ex.alignment[ex.german.index("dass")] == ()
+
+
+# ------------------------------------------------ adjectives in their idiomatic German
+
+IDIOMATIC = {
+    "The weather is nice today.": "Das Wetter ist heute schön.",
+    "We had a nice day.": "Wir hatten einen schönen Tag.",
+    "The man is nice.": "Der Mann ist nett.",
+    "I am cold.": "Mir ist kalt.",
+    "Are you cold now?": "Ist dir jetzt kalt?",
+    "The children were not cold.": "Den Kindern war nicht kalt.",
+    "Because I am cold, I go home.": "Weil mir kalt ist, gehe ich nach Hause.",
+    "The soup is cold.": "Die Suppe ist kalt.",
+    "My brother is hungry.": "Mein Bruder hat Hunger.",
+    "I am not hungry.": "Ich habe keinen Hunger.",
+    "Are the children thirsty?": "Haben die Kinder Durst?",
+    "I am sorry.": "Es tut mir leid.",
+}
+
+
+@pytest.mark.parametrize("english", IDIOMATIC)
+def test_idiomatic_adjectives(english):
+    assert _german(english) == IDIOMATIC[english]
+
+
+def test_v2_says_nice_weather_its_own_way():
+    """v2 is left as it was: its "nett" for the weather stays (v2.1 says schön)."""
+    assert _german("The weather is nice.", lx.load()) == "Das Wetter ist nett."
 
 
 # ------------------------------------------------------ a first lesson's phrases
