@@ -406,6 +406,9 @@ def _indefinite(b: _Builder, np: NP, case: str, kein: list[int] | None) -> _Phra
     "anything"/"anybody" under negation is nichts/niemand and says the "not" ("didn't see
     anything" = "sah nichts")."""
     ids = b.en(np.indefinite)  # type: ignore[arg-type]
+    if np.indefinite in lx.DEMONSTRATIVE:  # "This is my friend." = "Das ist mein Freund."
+        b.tags.add("demonstrative_pronoun")
+        return _Phrase(ids, [("dem" if case == "dat" else "das", tuple(ids))], "n")
     word = lx.INDEFINITE[np.indefinite]  # type: ignore[index]
     if kein is not None:
         word = {"etwas": "nichts", "jemand": "niemand"}[word]
@@ -1276,6 +1279,8 @@ def _subject_classes(lex: Lexicon, np: NP | None) -> frozenset[str]:
         return frozenset()
     if np.pronoun:
         return _THINGS if np.pronoun == "it" else frozenset({"person"})
+    if np.indefinite in lx.DEMONSTRATIVE:  # "This was very nice." = "Das war sehr schön."
+        return _THINGS
     return np_classes(lex, np)
 
 

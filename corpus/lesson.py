@@ -194,6 +194,15 @@ def first_lesson(s) -> Sentence | None:
         return Sentence((named, second), coordinator="and", phrase=opener)
     if draw < 0.8:
         return Sentence((named,), phrase=opener)
+    if draw < 0.88:  # "This is my friend." = "Das ist mein Freund."
+        thing = s.np(lx.CLASSES, "object", pronoun_p=0.0, allow_no=False, coord=False)
+        if thing is None or thing.plural or thing.det in ("this", "number", "digits", "bare"):
+            return None
+        this = NP(indefinite=rng.choice(["this", "that"]))
+        c = Clause(this, None, complement=Complement(np=thing), tense=tense)
+        if rng.random() < 0.1:  # "Is this your book?"
+            return Sentence((replace(c, question=True),), punct="?")
+        return Sentence((c,))
     c = s.clause()  # "Excuse me, where is the station?" and the like
     if c is None:
         return None

@@ -551,6 +551,9 @@ INDEFINITE = {
     "anyone": "jemand",
 }
 
+# Corpus v2.1: "this"/"that" standing alone before the copula: das ("That is a good idea.").
+DEMONSTRATIVE = {"this": "das", "that": "das"}
+
 # Corpus v2.1: a person's feeling said with a dative (I am cold = mir ist kalt) or with haben
 # and a noun (I am hungry = ich habe Hunger).
 DATIVE_ADJECTIVES = {"cold": "kalt", "warm": "warm", "hot": "heiß", "bored": "langweilig"}

@@ -157,6 +157,12 @@ class _Parser:
     def _np_simple(self, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
         if self.lex.version != "v2" and self.at(i) in lx.INDEFINITE:
             yield NP(indefinite=self.at(i)), i + 1  # v2.1: nothing, nobody, anything ...
+        if self.lex.version != "v2" and self.at(i) in lx.DEMONSTRATIVE:
+            copula = ("is", "was", "isn't", "wasn't")
+            if self.at(i + 1) in copula or (
+                i > 0 and self.t[i - 1] in copula
+            ):  # "This is my friend."
+                yield NP(indefinite=self.at(i)), i + 1
         if self.lex.version != "v2":
             yield from self._saxon(i, relative)
         for n in (2, 1):

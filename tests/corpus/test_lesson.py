@@ -165,6 +165,7 @@ def test_every_new_construction_is_generated(sample):
     tags_wanted = ("dative_to", "feminine_profession", "goal", "place_and_time", "set_phrase")
     tags_wanted += ("possessive_s", "possessive_s_name", "age", "comparison_comparative")
     tags_wanted += ("comparison_equal", "adjective_superlative", "idiom_dative", "idiom_haben")
+    tags_wanted += ("demonstrative_pronoun",)
     for tag in (*tags_wanted, "name_is", "negation_indefinite"):
         assert tags[tag] >= 8, (tag, tags[tag])
     assert tags["perfect_shift"] >= 10  # "Hast du gut geschlafen?"
@@ -389,6 +390,10 @@ FIRST_LESSON = {
     "See you tomorrow!": "Bis morgen!",
     "Excuse me, where is the station?": "Entschuldigung, wo ist der Bahnhof?",
     "Yes, the dog is tired.": "Ja, der Hund ist müde.",
+    "This is my friend.": "Das ist mein Freund.",
+    "That is a good idea.": "Das ist eine gute Idee.",
+    "Is this your book?": "Ist das dein Buch?",
+    "This was very nice.": "Das war sehr schön.",
 }
 
 
