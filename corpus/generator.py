@@ -116,6 +116,12 @@ class Sampler:
         return [n for n in self.lex.names if n.kind != "person"]
 
     @cached_property
+    def predicative(self) -> list[lx.Adjective]:
+        """Adjectives that stand after the copula (v2.1's ordinals do not: *"It is first";
+        every v2 adjective does, so v2's draws are those of the whole list)."""
+        return [a for a in self.lex.adjectives if a.classes]
+
+    @cached_property
     def rank(self) -> dict[object, float]:
         """Sampling weight of each entry: the data files list words most frequent first
         (wordfreq), and a frequent word should be seen more often: 1/sqrt(rank + 20)."""
@@ -336,7 +342,7 @@ class Sampler:
         tense = rng.choice(["present", "present", "past", "past", "future", "perfect"])
         negated = rng.random() < NEGATION_P
         if kind == "adjective":
-            adj = self.adjective_for(classes) if classes else rng.choice(self.lex.adjectives)
+            adj = self.adjective_for(classes) if classes else rng.choice(self.predicative)
             if adj is None:
                 return None
             degree = _weighted(rng, {"": 0.6, "very": 0.25, "too": 0.15}) or None

@@ -674,7 +674,7 @@ def _idiom_complement(b: _Builder, c: Clause, comp: _Phrase, idiom: str) -> _Phr
         return _Phrase(comp.en, [*degree, (lx.DATIVE_ADJECTIVES[adjective], links)])  # type: ignore[index]
     (_, links) = comp.de[-1]
     noun = lx.HAVE_NOUNS[adjective]  # type: ignore[index]
-    if c.negated:
+    if c.negated and noun[0].isupper():
         return _Phrase(comp.en, [("keinen", tuple(b.neg or ())), (noun, links)])
     return _Phrase(comp.en, [(noun, links)])
 
@@ -852,7 +852,8 @@ def _clause(
         middle += obj.de
     if there:
         middle += there.de
-    if c.negated and target is None and not (idiom == "haben"):
+    kein_idiom = idiom == "haben" and c.complement.adjective != "right"  # type: ignore[union-attr]
+    if c.negated and target is None and not kein_idiom:
         middle.append(("nicht", tuple(vg.neg or ())))
         b.tags.add("negation_nicht")
     if obj and frame == "prep" and not obj_wh:

@@ -557,7 +557,8 @@ DEMONSTRATIVE = {"this": "das", "that": "das"}
 # Corpus v2.1: a person's feeling said with a dative (I am cold = mir ist kalt) or with haben
 # and a noun (I am hungry = ich habe Hunger).
 DATIVE_ADJECTIVES = {"cold": "kalt", "warm": "warm", "hot": "heiß", "bored": "langweilig"}
-HAVE_NOUNS = {"hungry": "Hunger", "thirsty": "Durst"}  # both masculine: keinen Hunger
+# (a noun is negated with kein: keinen Hunger; "recht" with nicht: du hast nicht recht)
+HAVE_NOUNS = {"hungry": "Hunger", "thirsty": "Durst", "right": "recht"}
 
 # Corpus v2.1: "My name is Paul." = "Ich heiße Paul.", for these owners of a name.
 NAMED = ("i", "you", "he", "she")

@@ -373,7 +373,7 @@ class _Parser:
                 j = i + (degree is not None)
                 if degree and self.at(i) != degree:
                     continue
-                if self.at(j) in self.ix.adjectives:
+                if self.at(j) in self.ix.adjectives and self.lex.adjective(self.at(j)).classes:
                     yield (
                         replace(c, complement=Complement(adjective=self.at(j), degree=degree)),
                         j + 1,

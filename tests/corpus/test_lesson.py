@@ -360,12 +360,34 @@ IDIOMATIC = {
     "I am not hungry.": "Ich habe keinen Hunger.",
     "Are the children thirsty?": "Haben die Kinder Durst?",
     "I am sorry.": "Es tut mir leid.",
+    "Your father is right.": "Dein Vater hat recht.",
+    "You are not right.": "Du hast nicht recht.",
+    "The answer is right.": "Die Antwort ist richtig.",
 }
 
 
 @pytest.mark.parametrize("english", IDIOMATIC)
 def test_idiomatic_adjectives(english):
     assert _german(english) == IDIOMATIC[english]
+
+
+ORDINALS = {
+    "Please read the first sentence.": "Bitte lies den ersten Satz.",
+    "The first sentence has 8 words.": "Der erste Satz hat 8 Wörter.",
+    "The second layer is bigger than the first layer.": (
+        "Die zweite Schicht ist größer als die erste Schicht."
+    ),
+    "We saw the last film.": "Wir sahen den letzten Film.",
+}
+
+
+@pytest.mark.parametrize("english", ORDINALS)
+def test_ordinals(english):
+    assert _german(english) == ORDINALS[english]
+
+
+def test_an_ordinal_is_never_predicative():
+    assert _german("The sentence is first.") is None
 
 
 def test_v2_says_nice_weather_its_own_way():
