@@ -9,6 +9,7 @@ import pytest
 
 from corpus import lexicon as lx
 from corpus.generator import generate
+from corpus.hand_checked import pairs
 from corpus.parser import translate
 
 PUNCT = {".", ",", "?", "!"}
@@ -434,3 +435,43 @@ def test_name_is_aligned_word_by_word():
 def test_thank_you_all_is_no_order():
     """ "Thank you all ..." is no imperative whose object is "you" (v2 read "Dank euch")."""
     assert not (_german("Thank you all for the cake.") or "").startswith("Dank euch")
+
+
+# ------------------------------------------------- the hand-checked v2.1 pairs, per tag
+
+# Exact matches of translate(english) with the hand-written German, per construction, as
+# measured when v2.1's grammar was written: a floor. Most misses are English v2.1 cannot read
+# yet (two adverbs of time, "for 15 minutes", "the students'", words not in the lexicon);
+# some are a second right German the hand did not choose (kennen/wissen die Antwort, in die/zur
+# Schule, ... schön sein wird / schön wird), and a few are v2's own word choices (Ehefrau for
+# "wife", am Markt, Lektion for "lesson"), which v2.1 keeps so that v2 stays as it was.
+HAND_CHECKED_FLOOR = {
+    "feminine_profession": 18,
+    "dative_to": 16,
+    "saying_clause": 15,
+    "first_lesson": 21,
+    "time_place": 13,
+    "idiomatic_adjective": 13,
+    "question_do": 11,
+    "negation": 14,
+    "comparison": 15,
+    "possessive_s": 14,
+    "numbers": 16,
+    "lecturer": 13,
+}
+
+
+def test_hand_checked_v2_1_pairs_per_construction():
+    """The grammar's German against pairs written apart from it (data/hand_checked_v2_1.tsv)."""
+    hand = pairs("v2.1")
+    assert {p.construction for p in hand} == set(HAND_CHECKED_FLOOR)
+    exact: Counter[str] = Counter()
+    misses = []
+    for p in hand:
+        got = _german(p.english)
+        if got == p.german:
+            exact[p.construction] += 1
+        else:
+            misses.append(f"[{p.construction}] {p.english} -> {got!r}, hand: {p.german!r}")
+    below = {t: (exact[t], floor) for t, floor in HAND_CHECKED_FLOOR.items() if exact[t] < floor}
+    assert not below, f"{below}\n" + "\n".join(misses)
