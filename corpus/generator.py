@@ -16,6 +16,7 @@ from functools import cached_property
 
 from corpus import lesson
 from corpus import lexicon as lx
+from corpus.agreement import agree
 from corpus.grammar import (
     NP,
     PP,
@@ -719,6 +720,7 @@ def sample(sampler: Sampler, kind: str | None = None) -> Example:
         if spec is None:
             continue
         spec, status = assign_refs(spec, lex)
+        spec = agree(spec, lex)  # v2.1's feminine forms and adjective senses; v2: unchanged
         if status != "ok":
             continue
         ex = build(spec, lex)

@@ -16,6 +16,7 @@ from functools import cache
 
 from corpus import grammar
 from corpus import lexicon as lx
+from corpus.agreement import agree
 from corpus.grammar import NP, PP, Clause, Complement, Example, Relative, Sentence
 from corpus.lexicon import Lexicon
 
@@ -672,6 +673,7 @@ def translations(text: str, lex: Lexicon | None = None, limit: int = 4) -> list[
     found: list[Example] = []
     for spec in _sentences(lex, toks):
         spec, _ = grammar.assign_refs(spec, lex)
+        spec = agree(spec, lex)
         try:
             ex = grammar.build(spec, lex)
         except (KeyError, ValueError, AttributeError, TypeError):
