@@ -721,6 +721,8 @@ def sample(sampler: Sampler, kind: str | None = None) -> Example:
             continue
         spec, status = assign_refs(spec, lex)
         spec = agree(spec, lex)  # v2.1's feminine forms and adjective senses; v2: unchanged
+        if lex.version != "v2" and lesson.contradicts(spec, lex):
+            continue
         if status != "ok":
             continue
         ex = build(spec, lex)

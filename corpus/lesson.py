@@ -451,3 +451,17 @@ def idiomatic(s) -> Sentence | None:
     if rng.random() < 0.2:
         return Sentence((replace(c, question=True, negated=False, contracted=False),), punct="?")
     return Sentence((s.with_adverb(c),))
+
+
+def contradicts(sentence: Sentence, lex: lx.Lexicon) -> bool:
+    """A woman said to be a man's noun ("The lawyer is a son, but she ..." would make die
+    Anwältin a son): v2.1 draws such a sentence again."""
+    for c in (*sentence.clauses, sentence.sub):
+        if c is None or c.subject is None or c.complement is None or c.complement.np is None:
+            continue
+        comp, subj = c.complement.np, c.subject
+        female = subj.female or (subj.noun is not None and lex.noun(subj.noun).sex == "f")
+        male = comp.noun is not None and lex.noun(comp.noun).sex == "m"
+        if female and male:
+            return True
+    return False

@@ -475,3 +475,16 @@ def test_hand_checked_v2_1_pairs_per_construction():
             misses.append(f"[{p.construction}] {p.english} -> {got!r}, hand: {p.german!r}")
     below = {t: (exact[t], floor) for t, floor in HAND_CHECKED_FLOOR.items() if exact[t] < floor}
     assert not below, f"{below}\n" + "\n".join(misses)
+
+
+def test_no_woman_is_called_a_man_s_noun(sample):
+    """ "The lawyer is a son, but she ..." would make die Anwältin a son: read from the
+    English and German words, independent of the code that draws again."""
+    male = {n.en for n in lx.load().nouns if n.sex == "m"}
+    feminine = {n.de for n in lx.load_version("v2.1").feminine}
+    for ex in sample:
+        words = [w.lower() for w in ex.english]
+        called = {words[k + 2] for k in range(len(words) - 2) if words[k] in ("is", "was")}
+        called |= {words[k + 1] for k in range(len(words) - 1) if words[k] in ("is", "was")}
+        if feminine & set(ex.german):
+            assert not (called & male), ex.english_text
