@@ -2,12 +2,20 @@
 
 `generate(n, seed, version="v2.1")` draws with `generator.LessonSampler`, which extends v2's
 sampler with v2.1's sentence kinds (`SENTENCE_KINDS_V2_1`), drawn by the functions here (each
-takes that sampler): the constructions v2 lacks: "give the book *to* the man" (the
-dative after the object), the feminine form of a person noun where a pronoun or the subject
-says she is a woman (die Lehrerin, eine Ärztin), and the goals of verbs of motion (go home =
-nach Hause gehen). The new words live in their own data files (`*_v2_1.tsv`,
-`lexicon.load_version`), so corpus v2's draws never see them and v2 stays byte for byte what
-the shipped model was trained and measured on (tests/corpus/test_v2_identity.py).
+takes that sampler). What v2 lacked:
+- "give the book *to* the man": the dative before the object (`with_dative_to`, `dative_to`);
+- die Lehrerin, eine Ärztin where "she", "her" or the subject says she is a woman (`feminine`;
+  corpus/agreement.py);
+- goals and places beside a time (go home = nach Hause gehen; `goal`, `time_place`);
+- a first lesson's phrases and "my name is" = "ich heiße" (`first_lesson`);
+- du/ihr questions of the past in the perfect ("Hast du gut geschlafen?"; `question_do`);
+- nothing, nobody, not ... anything (`negation`); the possessive 's (`possessive_s`);
+- ages, the hour, number words past twelve (`numbers`); comparatives and superlatives
+  (`comparison`); "He says (that) ..." and "told me that" (`saying`, `with_told`);
+- adjectives in their idiomatic German: schön, mir ist kalt, ich habe Hunger (`idiomatic`).
+The new words live in their own data files (`*_v2_1.tsv`, `lexicon.load_version`), so corpus
+v2's draws never see them and v2 stays byte for byte what the shipped model was trained and
+measured on (tests/corpus/test_v2_identity.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,11 @@ and the consistency of what `generate(n, seed, version="v2.1")` writes."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -488,3 +492,26 @@ def test_no_woman_is_called_a_man_s_noun(sample):
         called |= {words[k + 1] for k in range(len(words) - 1) if words[k] in ("is", "was")}
         if feminine & set(ex.german):
             assert not (called & male), ex.english_text
+
+
+def test_v2_1_is_the_same_in_every_process():
+    """A training run regenerates the corpus in worker processes, whose string hashes differ:
+    v2.1 must not depend on the order of a set."""
+    code = (
+        "from corpus.generator import generate; import hashlib; "
+        "texts = [e.english_text + e.german_text for e in generate(300, 4, version='v2.1')]; "
+        "print(hashlib.sha256(''.join(texts).encode()).hexdigest())"
+    )
+    root = Path(__file__).resolve().parents[2]
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(digests) == 1
