@@ -371,6 +371,8 @@ def comparison(s) -> Sentence | None:
             return None
     tense = rng.choice(["present", "present", "past"])
     draw = rng.random()
+    if draw < 0.2:
+        return compared_doing(s)
     if draw < 0.65:
         other = s.np(
             np_classes(s.lex, subj) & classes or classes, "object", 0.0, False, coord=False
@@ -396,6 +398,21 @@ def comparison(s) -> Sentence | None:
     if rng.random() < 0.15:
         return Sentence((replace(c, question=True),), punct="?")
     return Sentence((c,))
+
+
+def compared_doing(s) -> Sentence | None:
+    """ "Tom runs faster than Paul." = "Tom läuft schneller als Paul."; "sings as well as" is
+    left out (so gut wie would need "well", an adverb)."""
+    rng = s.rng
+    c = s.base_verb_clause(frames=("intrans",))
+    if c is None or c.verb is None or c.modal or "person" not in s.lex.verb(c.verb).subject:
+        return None
+    adjective = rng.choice(sorted(lx.ADVERBIAL_GRADES - {"good", "high"}))
+    other = s.np(frozenset({"person"}), "object", 0.0, False, coord=False)
+    if other is None or other == c.subject:
+        return None
+    comp = Complement(adjective=adjective, degree="comparative", than=other)
+    return Sentence((replace(c, complement=comp, pp=None, negated=False, contracted=False),))
 
 
 def with_told(s, sentence: Sentence | None) -> Sentence | None:

@@ -551,6 +551,10 @@ INDEFINITE = {
     "anyone": "jemand",
 }
 
+# Corpus v2.1: adjectives whose comparison also says how one does a thing ("runs faster than
+# Paul" = "läuft schneller als Paul", "sings better" = "singt besser").
+ADVERBIAL_GRADES = frozenset({"fast", "slow", "good", "loud", "high"})
+
 # Corpus v2.1: "this"/"that" standing alone before the copula: das ("That is a good idea.").
 DEMONSTRATIVE = {"this": "das", "that": "das"}
 

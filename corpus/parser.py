@@ -395,6 +395,10 @@ class _Parser:
             return
         if v.frame in ("intrans", "that") or (gap_object and v.frame in ("acc", "dat")):
             yield c, i
+            if v.frame == "intrans" and not gap_object:  # v2.1: "Tom runs faster than Paul."
+                for found, k in self._comparison(c, i):
+                    if found.complement.adjective in lx.ADVERBIAL_GRADES:  # type: ignore[union-attr]
+                        yield found, k
             return
         if v.key in lx.OBJECT_OPTIONAL and c.obj is None and self.at(i) != v.en_particle:
             yield c, i  # "The children are eating."

@@ -170,7 +170,7 @@ def test_every_new_construction_is_generated(sample):
     tags_wanted = ("dative_to", "feminine_profession", "goal", "place_and_time", "set_phrase")
     tags_wanted += ("possessive_s", "possessive_s_name", "age", "comparison_comparative")
     tags_wanted += ("comparison_equal", "adjective_superlative", "idiom_dative", "idiom_haben")
-    tags_wanted += ("demonstrative_pronoun",)
+    tags_wanted += ("demonstrative_pronoun", "comparison_adverbial")
     for tag in (*tags_wanted, "name_is", "negation_indefinite"):
         assert tags[tag] >= 8, (tag, tags[tag])
     assert tags["perfect_shift"] >= 10  # "Hast du gut geschlafen?"
@@ -312,6 +312,8 @@ COMPARISON = {
     "She is the best student.": "Sie ist die beste Studentin.",
     "I have a bigger house.": "Ich habe ein größeres Haus.",
     "We saw the highest mountain.": "Wir sahen den höchsten Berg.",
+    "Tom runs faster than Paul.": "Tom läuft schneller als Paul.",
+    "Anna sings better than her sister.": "Anna singt besser als ihre Schwester.",
 }
 
 
@@ -458,7 +460,7 @@ HAND_CHECKED_FLOOR = {
     "idiomatic_adjective": 13,
     "question_do": 11,
     "negation": 14,
-    "comparison": 15,
+    "comparison": 17,
     "possessive_s": 14,
     "numbers": 16,
     "lecturer": 13,
