@@ -114,7 +114,7 @@ class Sampler:
 
     @cached_property
     def places(self) -> list[lx.Name]:
-        return [n for n in self.lex.names if n.kind != "person"]
+        return [n for n in self.lex.names if n.kind in ("city", "country")]  # v2.1: not German
 
     @cached_property
     def predicative(self) -> list[lx.Adjective]:
@@ -663,6 +663,15 @@ class LessonSampler(Sampler):
     lecturer's constructions (drawn by corpus/lesson.py)."""
 
     kinds = SENTENCE_KINDS_V2_1
+
+    @cached_property
+    def languages(self) -> list[lx.Name]:
+        return [n for n in self.lex.names if n.kind == "language"]
+
+    def np(self, classes, role="object", *args, **kwargs) -> NP | None:
+        if "language" in classes and role != "subject":  # "speaks German" = "spricht Deutsch"
+            return NP(name=self.rng.choice(self.languages).en)
+        return super().np(classes, role, *args, **kwargs)
 
     def base_verb_clause(self, *args, **kwargs) -> Clause | None:
         return Sampler.verb_clause(self, *args, **kwargs)

@@ -247,7 +247,7 @@ def _np(
     if np.name:
         name = lex.name(np.name)
         ids = b.en(name.en)
-        b.tags.add("name_person" if name.kind == "person" else "name_place")
+        b.tags.add({"person": "name_person", "language": "language"}.get(name.kind, "name_place"))
         phrase = _Phrase(ids, [(name.de, tuple(ids))], np_gender(lex, np))
         return _with_relative(b, np, phrase)
 
@@ -1108,7 +1108,10 @@ def np_classes(lex: Lexicon, np: NP) -> frozenset[str]:
     if np.coord:
         return np_classes(lex, np.coord[0]) & np_classes(lex, np.coord[1])
     if np.name:
-        return frozenset({"person"} if lex.name(np.name).kind == "person" else {"place"})
+        kind = lex.name(np.name).kind
+        return frozenset(
+            {"person"} if kind == "person" else {"language"} if kind == "language" else {"place"}
+        )
     if np.noun:
         return lex.noun(np.noun).classes
     return frozenset()

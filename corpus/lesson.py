@@ -202,7 +202,7 @@ def first_lesson(s) -> Sentence | None:
         return Sentence((named, second), coordinator="and", phrase=opener)
     if draw < 0.8:
         return Sentence((named,), phrase=opener)
-    if draw < 0.88:  # "This is my friend." = "Das ist mein Freund."
+    if draw < 0.92:  # "This is my friend." = "Das ist mein Freund."
         thing = s.np(lx.CLASSES, "object", pronoun_p=0.0, allow_no=False, coord=False)
         if thing is None or thing.plural or thing.det in ("this", "number", "digits", "bare"):
             return None
@@ -255,6 +255,10 @@ def question_do(s) -> Sentence | None:
     """ "Does the bus stop here?" = "Hält der Bus hier?"; "Did you sleep well?" = "Hast du gut
     geschlafen?" (a du/ihr question of the past is asked in the perfect)."""
     c = s.verb_clause()
+    if s.rng.random() < 0.25:  # "Do you speak German?" = "Sprichst du Deutsch?"
+        language = NP(name=s.rng.choice(s.languages).en)
+        verb = s.rng.choice(["speak_lang", "speak_lang", "learn_lang", "understand"])
+        c = Clause(NP(pronoun="he"), verb, obj=language)
     if c is None or c.modal:
         return None
     tense = s.rng.choice(["present", "present", "past"])

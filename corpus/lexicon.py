@@ -359,6 +359,11 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
     return replace(
         base,
         verbs=base.verbs + verbs,
+        names=base.names
+        + tuple(
+            Name(r["en"], r["de"], r["kind"], r["sex"])
+            for r in read_rows("names_v2_1.tsv", data_dir)
+        ),
         adjectives=base.adjectives + senses,
         adverbs=base.adverbs + adverbs,
         feminine=feminine,
