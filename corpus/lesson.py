@@ -245,6 +245,8 @@ def time_place(s) -> Sentence | None:
             return None
         c = replace(c, place=" ".join(rng.choice(places).en), pp=None)
     times = [a for a in s.lex.adverbs if a.kind == "time" and c.tense in a.tenses]
+    if c.tense == "perfect":  # not "*has stayed at home last month", as v2's with_adverb
+        times = [a for a in times if "present" in a.tenses or "past" not in a.tenses]
     if c.modal or not times:
         return None
     time = rng.choice(times)

@@ -520,3 +520,15 @@ def test_v2_1_is_the_same_in_every_process():
         for seed in ("1", "2")
     }
     assert len(digests) == 1
+
+
+def test_no_present_perfect_with_a_finished_time(sample):
+    """English says "stayed at home last week", never "has stayed at home last week"."""
+    finished = ("yesterday", "last", "ago")
+    for ex in sample:
+        words = [w.lower() for w in ex.english]
+        perfect = any(a in words for a in ("has", "have", "hasn't", "haven't")) and any(
+            w.endswith(("ed", "en")) for w in words
+        )
+        if perfect and "had" not in words and not {"that", "because", "when"} & set(words):
+            assert not any(w.startswith(finished) for w in words), ex.english_text
