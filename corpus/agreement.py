@@ -32,8 +32,8 @@ def _is_female(lex: Lexicon, np: NP | None) -> bool:
 
 def _feminine(lex: Lexicon, np: NP | None) -> NP | None:
     """The noun phrase in its feminine form, if it is a person noun that has one (v2.1)."""
-    if np is None or np.noun is None or np.female or np.coord:
-        return None
+    if np is None or np.noun is None or np.female or np.coord or np.plural:
+        return None  # "Six reporters ... her employee": her is not six people
     noun = lex.noun(np.noun)
     if noun.sex or lex.feminine_of(noun.en) is None:
         return None

@@ -699,7 +699,7 @@ class LessonSampler(Sampler):
         }
         if kind in draw:
             return draw[kind](self)
-        return super().sentence(kind)
+        return lesson.with_plural_article(super().sentence(kind))
 
 
 def _female(lex: Lexicon, np: NP) -> bool:

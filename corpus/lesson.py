@@ -496,3 +496,16 @@ def contradicts(sentence: Sentence, lex: lx.Lexicon) -> bool:
         if female and male:
             return True
     return False
+
+
+def with_plural_article(sentence: Sentence | None) -> Sentence | None:
+    """v2's relative kind may give a plural head "a" ("A pets which bite ..." = "Eine
+    Haustiere, die ..."); v2.1 says them bare ("Pets which bite ..." = "Haustiere, die ...")."""
+    if sentence is None:
+        return None
+    fixed = []
+    for c in sentence.clauses:
+        if c.subject is not None and c.subject.det == "a" and c.subject.plural:
+            c = replace(c, subject=replace(c.subject, det="bare"))
+        fixed.append(c)
+    return replace(sentence, clauses=tuple(fixed))

@@ -532,3 +532,23 @@ def test_no_present_perfect_with_a_finished_time(sample):
         )
         if perfect and "had" not in words and not {"that", "because", "when"} & set(words):
             assert not any(w.startswith(finished) for w in words), ex.english_text
+
+
+def test_a_never_stands_before_a_plural(sample):
+    """ "A pets which bite ..." (v2's relative kind writes it, "Eine Haustiere") is said
+    bare in v2.1; read from the English words."""
+    lex = lx.load()
+    plurals = {n.en_plural for n in lex.nouns if n.en_plural != n.en}
+    adjectives = {a.en for a in lex.adjectives}
+    for ex in sample:
+        words = [w.lower() for w in ex.english]
+        for k, w in enumerate(words[:-1]):
+            if w in ("a", "an"):
+                nxt = words[k + 2] if words[k + 1] in adjectives and k + 2 < len(words) else ""
+                assert words[k + 1] not in plurals and nxt not in plurals, ex.english_text
+
+
+def test_a_woman_s_her_is_never_a_plural_s():
+    assert _german("Six reporters did not offer food to her employee.") == (
+        "Sechs Reporter boten ihrem Mitarbeiter kein Essen an."
+    )
