@@ -855,12 +855,21 @@ def _clause(
     if there:
         middle += there.de
     kein_idiom = idiom == "haben" and c.complement.adjective != "right"  # type: ignore[union-attr]
-    if c.negated and target is None and not kein_idiom:
-        middle.append(("nicht", tuple(vg.neg or ())))
+    nicht = (
+        [("nicht", tuple(vg.neg or ()))] if c.negated and target is None and not kein_idiom else []
+    )
+    if nicht:
         b.tags.add("negation_nicht")
+    # v2.1: a predicative adjective (or Hunger, recht, a comparison) closes the middle field
+    # with its nicht: "Die Kinder sind im Garten nicht glücklich"; v2 put it before the place
+    late = comp is not None and (
+        idiom is not None or (lex.version != "v2" and c.complement.adjective is not None)  # type: ignore[union-attr]
+    )
+    if not late:
+        middle += nicht
     if obj and frame == "prep" and not obj_wh:
         middle += obj.de
-    if comp and idiom != "dative":
+    if comp and not late:
         middle += comp.de
     if pp:
         middle += pp.de
@@ -868,8 +877,8 @@ def _clause(
         middle.append((" ".join(adv.de), tuple(adv_ids)))
     if goal:  # "ging nach der Schule nach Hause": the place closes the middle field
         middle.append((" ".join(goal.de), tuple(goal_ids)))
-    if comp and idiom == "dative":  # "Uns ist in der Küche warm": the adjective closes it
-        middle += comp.de
+    if comp and late:  # "Uns ist in der Küche warm."
+        middle += nicht + comp.de
     subj_de = [] if (subj is None or subj_wh) else subj.de
     b.roles = {
         "subject": _antecedent(b, c.subject, subj),

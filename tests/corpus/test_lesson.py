@@ -397,6 +397,25 @@ def test_an_ordinal_is_never_predicative():
     assert _german("The sentence is first.") is None
 
 
+LATE_PREDICATE = {
+    "The children are happy in the garden.": "Die Kinder sind im Garten glücklich.",
+    "The children are not happy in the garden.": "Die Kinder sind im Garten nicht glücklich.",
+    "It is cold outside.": "Es ist draußen kalt.",
+    "I am hungry in the kitchen.": "Ich habe in der Küche Hunger.",
+}
+
+
+@pytest.mark.parametrize("english", LATE_PREDICATE)
+def test_the_predicate_closes_the_middle_field(english):
+    assert _german(english) == LATE_PREDICATE[english]
+
+
+def test_v2_keeps_its_predicate_before_the_place():
+    assert _german("The children are happy in the garden.", lx.load()) == (
+        "Die Kinder sind glücklich im Garten."
+    )
+
+
 def test_v2_says_nice_weather_its_own_way():
     """v2 is left as it was: its "nett" for the weather stays (v2.1 says schön)."""
     assert _german("The weather is nice.", lx.load()) == "Das Wetter ist nett."
