@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import cached_property
 
+from corpus import lesson
 from corpus import lexicon as lx
+from corpus.agreement import agree
 from corpus.grammar import (
     NP,
     PP,
@@ -48,6 +50,22 @@ SENTENCE_KINDS = {
     "subordinate": 0.14,
     "coreference": 0.12,
 }
+# Corpus v2.1 (corpus/lesson.py): v2's kinds keep their proportions among themselves and take
+# a fifth of the draws; the lecturer's constructions the rest.
+SENTENCE_KINDS_V2_1 = {k: round(0.2 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
+    "dative_to": 0.1,
+    "feminine": 0.1,
+    "goal": 0.1,
+    "first_lesson": 0.1,
+    "time_place": 0.05,
+    "question_do": 0.05,
+    "negation": 0.05,
+    "possessive_s": 0.05,
+    "numbers": 0.05,
+    "comparison": 0.05,
+    "saying": 0.05,
+    "idiomatic": 0.05,
+}
 TENSES = {"present": 0.3, "past": 0.3, "perfect": 0.12, "progressive": 0.1, "future": 0.1}
 MODAL_P = 0.1
 NEGATION_P = 0.2
@@ -66,6 +84,10 @@ def _weighted(rng: random.Random, options: dict[str, float]) -> str:
 
 
 class Sampler:
+    """Corpus v2's sampler; corpus v2.1's (`corpus.lesson.LessonSampler`) extends it."""
+
+    kinds = SENTENCE_KINDS  # the sentence kinds this version draws, with their weights
+
     def __init__(self, lex: Lexicon, rng: random.Random) -> None:
         self.lex = lex
         self.rng = rng
@@ -92,7 +114,13 @@ class Sampler:
 
     @cached_property
     def places(self) -> list[lx.Name]:
-        return [n for n in self.lex.names if n.kind != "person"]
+        return [n for n in self.lex.names if n.kind in ("city", "country")]  # v2.1: not German
+
+    @cached_property
+    def predicative(self) -> list[lx.Adjective]:
+        """Adjectives that stand after the copula (v2.1's ordinals do not: *"It is first";
+        every v2 adjective does, so v2's draws are those of the whole list)."""
+        return [a for a in self.lex.adjectives if a.classes]
 
     @cached_property
     def rank(self) -> dict[object, float]:
@@ -315,7 +343,7 @@ class Sampler:
         tense = rng.choice(["present", "present", "past", "past", "future", "perfect"])
         negated = rng.random() < NEGATION_P
         if kind == "adjective":
-            adj = self.adjective_for(classes) if classes else rng.choice(self.lex.adjectives)
+            adj = self.adjective_for(classes) if classes else rng.choice(self.predicative)
             if adj is None:
                 return None
             degree = _weighted(rng, {"": 0.6, "very": 0.25, "too": 0.15}) or None
@@ -356,6 +384,7 @@ class Sampler:
             fits = [a for a in fits if "present" in a.tenses or "past" not in a.tenses]
         if c.verb is not None and self.lex.verb(c.verb).motion:  # not "*goes at home"
             fits = [a for a in fits if a.kind != "place"]
+        fits = [a for a in fits if a.kind != "goal"]  # v2.1's "home": LessonSampler adds them
         if c.verb is None:
             fits = [a for a in fits if a.kind in ("time", "frequency", "sentence")]
         if not fits:
@@ -629,6 +658,50 @@ class Sampler:
         return None
 
 
+class LessonSampler(Sampler):
+    """Corpus v2.1's sampler: v2's sentence kinds, some written the v2.1 way, and the
+    lecturer's constructions (drawn by corpus/lesson.py)."""
+
+    kinds = SENTENCE_KINDS_V2_1
+
+    @cached_property
+    def languages(self) -> list[lx.Name]:
+        return [n for n in self.lex.names if n.kind == "language"]
+
+    def np(self, classes, role="object", *args, **kwargs) -> NP | None:
+        if "language" in classes and role != "subject":  # "speaks German" = "spricht Deutsch"
+            return NP(name=self.rng.choice(self.languages).en)
+        return super().np(classes, role, *args, **kwargs)
+
+    def base_verb_clause(self, *args, **kwargs) -> Clause | None:
+        return Sampler.verb_clause(self, *args, **kwargs)
+
+    def verb_clause(self, *args, **kwargs) -> Clause | None:
+        return lesson.with_dative_to(self, super().verb_clause(*args, **kwargs))
+
+    def subordinate(self) -> Sentence | None:
+        return lesson.with_told(self, super().subordinate())
+
+    def sentence(self, kind: str) -> Sentence | None:
+        draw = {
+            "dative_to": lesson.dative_to,
+            "feminine": lesson.feminine,
+            "goal": lesson.goal,
+            "first_lesson": lesson.first_lesson,
+            "time_place": lesson.time_place,
+            "question_do": lesson.question_do,
+            "negation": lesson.negation,
+            "possessive_s": lesson.possessive_s,
+            "numbers": lesson.numbers,
+            "comparison": lesson.comparison,
+            "saying": lesson.saying,
+            "idiomatic": lesson.idiomatic,
+        }
+        if kind in draw:
+            return draw[kind](self)
+        return lesson.with_plural_article(super().sentence(kind))
+
+
 def _female(lex: Lexicon, np: NP) -> bool:
     if np.name:
         return lex.name(np.name).sex == "f"
@@ -650,12 +723,15 @@ def sample(sampler: Sampler, kind: str | None = None) -> Example:
     unambiguous and at most MAX_SENTENCE_TOKENS English tokens long."""
     lex = sampler.lex
     # the kind is drawn once: kinds that need more tries keep their share
-    k = kind or _weighted(sampler.rng, SENTENCE_KINDS)
+    k = kind or _weighted(sampler.rng, sampler.kinds)
     while True:
         spec = sampler.sentence(k)
         if spec is None:
             continue
         spec, status = assign_refs(spec, lex)
+        spec = agree(spec, lex)  # v2.1's feminine forms and adjective senses; v2: unchanged
+        if lex.version != "v2" and lesson.contradicts(spec, lex):
+            continue
         if status != "ok":
             continue
         ex = build(spec, lex)
@@ -670,12 +746,19 @@ def sample(sampler: Sampler, kind: str | None = None) -> Example:
 
 
 def generate(
-    n: int, seed: int, kind: str | None = None, lex: Lexicon | None = None, min_tokens: int = 0
+    n: int,
+    seed: int,
+    kind: str | None = None,
+    lex: Lexicon | None = None,
+    min_tokens: int = 0,
+    version: str = "v2",
 ) -> list[Example]:
     """`n` examples, deterministic in `seed`; `kind` restricts them to one sentence kind and
-    `min_tokens` to sentences with more English tokens than that."""
-    lex = lex or lx.load()
-    sampler = Sampler(lex, random.Random(seed))
+    `min_tokens` to sentences with more English tokens than that. `version` "v2.1" draws
+    corpus v2.1 (`corpus.lesson`); v2, the default, is what the shipped model was trained and
+    measured on, and stays as it was."""
+    lex = lex or lx.load_version(version)
+    sampler = (Sampler if version == "v2" else LessonSampler)(lex, random.Random(seed))
     out: list[Example] = []
     while len(out) < n:
         ex = sample(sampler, kind)

@@ -42,6 +42,10 @@ class NP:
     wh: str | None = None  # who | what
     relative: Relative | None = None
     coord: tuple[NP, NP] | None = None
+    female: bool = False  # v2.1: a person noun in its feminine form (the teacher = die Lehrerin)
+    indefinite: str | None = None  # v2.1: nothing | nobody | something | somebody | anything ...
+    owner: NP | None = None  # v2.1: "the doctor's car" (det stays "the": das Auto des Arztes)
+    grade: str | None = None  # v2.1: the adjective's comparative | superlative (das größte Tier)
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,8 @@ class Complement:
     degree: str | None = None  # very | too
     np: NP | None = None
     pp: PP | None = None
+    age: str | None = None  # v2.1: "ten years old" = "zehn Jahre alt" (a number word or digits)
+    than: NP | None = None  # v2.1: degree "comparative" (bigger than) or "equal" (as big as)
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,7 @@ class Clause:
     verb: str | None = None  # None: the copula (with `complement`) or "there is" (`there`)
     obj: NP | None = None  # accusative object, dative for frame dat, or prepositional object
     iobj: NP | None = None  # dative object of dat_acc verbs
+    to_dative: bool = False  # v2.1: "gives the book to the man", the dative after the object
     complement: Complement | None = None
     there: NP | None = None  # "there is" + this noun phrase
     pp: PP | None = None
@@ -83,6 +90,10 @@ class Clause:
     wh: str | None = None  # where | when | why | how (who/what are NPs)
     adverb: str | None = None
     adverb_front: bool = False
+    # v2.1, beside `adverb`: where a verb of motion goes (an adverb of kind goal: home), or
+    # where the clause happens (of kind place: at home), as in "Then she went home."
+    place: str | None = None
+    named: str | None = None  # v2.1: "my name is" + this name (subject: the owner); "what"
     imperative: bool = False
     please: bool = False
     gap: str | None = None  # in a relative clause: subject | object
@@ -96,6 +107,8 @@ class Sentence:
     sub: Clause | None = None
     sub_first: bool = False
     punct: str = "."
+    that_omitted: bool = False  # v2.1: "He says the water is cold." (German: ", dass")
+    phrase: str | None = None  # v2.1: a set phrase, the whole sentence or before a comma
 
 
 @dataclass(frozen=True)
@@ -176,7 +189,7 @@ def np_gender(lex: Lexicon, np: NP) -> str:
         name = lex.name(np.name)
         return name.sex if name.kind == "person" else "n"
     if np.noun:
-        return lex.noun(np.noun).gender
+        return "f" if np.female else lex.noun(np.noun).gender
     if np.pronoun:
         return {"he": "m", "she": "f", "it": "n"}.get(np.pronoun, "pl")
     return "m"
@@ -194,9 +207,12 @@ def _a_or_an(word: str) -> str:
     return "an" if word[0].lower() in "aeiou" else "a"
 
 
-def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phrase:
+def _np(
+    b: _Builder, np: NP, case: str, kein: list[int] | None = None, en_subject: bool = False
+) -> _Phrase:
     """Realise a noun phrase in German `case`. `kein`: the clause is negated and this
-    indefinite noun phrase absorbs the negation ("not a dog" -> "keinen Hund")."""
+    indefinite noun phrase absorbs the negation ("not a dog" -> "keinen Hund"). `en_subject`:
+    an English subject whatever the German case (v2.1: "I am cold" = "Mir ist kalt")."""
     lex = b.lex
     if np.coord:
         left = _np(b, np.coord[0], case)
@@ -206,13 +222,15 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         return _Phrase(
             left.en + and_ids + right.en, left.de + [("und", tuple(and_ids))] + right.de, "pl", 5
         )
+    if np.indefinite:
+        return _indefinite(b, np, case, kein)
     if np.wh:
         ids = b.en(np.wh)
         de = {"who": {"nom": "wer", "acc": "wen", "dat": "wem"}, "what": {"nom": "was"}}[np.wh]
         return _Phrase(ids, [(de.get(case, "was"), tuple(ids))])
     if np.pronoun:
         p = lx.PRONOUN_BY_KEY[np.pronoun]
-        ids = b.en(*(p.en_subject if case == "nom" else p.en_object).split())
+        ids = b.en(*(p.en_subject if case == "nom" or en_subject else p.en_object).split())
         b.tags.add("pronoun" if case == "nom" else "pronoun_object")
         forms = {"nom": p.de_nom, "acc": p.de_acc, "dat": p.de_dat}
         gender = np_gender(lex, np)
@@ -229,15 +247,31 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
     if np.name:
         name = lex.name(np.name)
         ids = b.en(name.en)
-        b.tags.add("name_person" if name.kind == "person" else "name_place")
+        b.tags.add({"person": "name_person", "language": "language"}.get(name.kind, "name_place"))
         phrase = _Phrase(ids, [(name.de, tuple(ids))], np_gender(lex, np))
         return _with_relative(b, np, phrase)
 
+    if np.owner is not None:
+        return _saxon(b, np, case)
     noun = lex.noun(np.noun)  # type: ignore[arg-type]
+    if np.female:
+        female = lex.feminine_of(noun.en)
+        if female is None:
+            raise KeyError(f"{noun.en}: no feminine form")
+        noun = female
+        b.tags.add("feminine_profession")
     g = "pl" if np.plural else noun.gender
     adj = lex.adjective(np.adjective) if np.adjective else None
     en_noun = noun.en_plural if np.plural else noun.en
-    first_word = adj.en if adj else en_noun
+    adj_words, adj_stem = ((adj.en,), adj.de_stem) if adj else ((), "")
+    if adj and np.grade:  # v2.1: "the biggest animal" = "das größte Tier"
+        grades = lex.grades_of(adj.en)
+        if np.grade == "comparative":
+            adj_words, adj_stem = grades.en_comparative, grades.de_comparative
+        else:
+            adj_words, adj_stem = grades.en_superlative, grades.de_superlative
+        b.tags.add(f"adjective_{np.grade}")
+    first_word = adj_words[0] if adj else en_noun
 
     det_ids: list[int] = []
     article: str | None = None
@@ -268,7 +302,7 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         declension = "weak" if np.plural else "mixed"
     elif np.det == "number":
         det_ids = b.en(np.number)  # type: ignore[arg-type]
-        article = lx.NUMBER_WORDS[np.number]  # type: ignore[index]
+        article = lx.ALL_NUMBER_WORDS[np.number]  # type: ignore[index]
         b.tags.add("number")
     elif np.det == "digits":
         det_ids = b.en(np.number)  # type: ignore[arg-type]
@@ -291,10 +325,10 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         links = tuple(sorted(set(det_ids) | set(kein or ())))
         phrase.de.append((article, links))
     if adj:
-        adj_ids = b.en(adj.en)
+        adj_ids = b.en(*adj_words)
         phrase.en += adj_ids
         table = {"weak": lx.WEAK, "mixed": lx.MIXED, "strong": lx.STRONG}[declension]
-        phrase.de.append((adj.de_stem + table[case][g], tuple(adj_ids)))
+        phrase.de.append((adj_stem + table[case][g], tuple(adj_ids)))
         b.tags.add(
             {"weak": "adjective_definite", "mixed": "adjective_indefinite"}.get(
                 declension, "adjective_no_article"
@@ -315,6 +349,74 @@ def _np(b: _Builder, np: NP, case: str, kein: list[int] | None = None) -> _Phras
         b.tags.add("mass_noun")
     phrase.de.append((de_noun, tuple(noun_ids)))
     return _with_relative(b, np, phrase)
+
+
+def _saxon(b: _Builder, np: NP, case: str) -> _Phrase:
+    """v2.1: the possessive 's. A name stays in front with -s ("Anna's brother" = "Annas
+    Bruder", "Thomas's car" = "Thomas' Auto"; the adjective then strong: "Annas neues Auto"); any
+    other owner follows in the genitive ("the doctor's car" = "das Auto des Arztes"), and the
+    head's article says the definiteness that "'s" gives it."""
+    lex = b.lex
+    owner = np.owner
+    assert owner is not None
+    noun = lex.noun(np.noun)  # type: ignore[arg-type]
+    g = "pl" if np.plural else noun.gender
+    if owner.name:
+        who = lex.name(owner.name)
+        owner_ids = b.en(who.en + "'s")
+        ending = "'" if who.de[-1] in "sxzß" else "s"
+        owner_de: list[DeTok] = [(who.de + ending, tuple(owner_ids))]
+        b.tags.add("possessive_s_name")
+        article: list[DeTok] = []
+        declension = "strong"
+        owner_en, mark = owner_ids, owner_ids
+    else:
+        phrase = _np(b, owner, "gen")
+        b.words[phrase.en[-1]] += "'s"  # "the doctor's": the token the tokenizer reads
+        owner_de, owner_en = phrase.de, phrase.en
+        mark = phrase.en[-1:]
+        article = [(lx.DEF_ARTICLE[case][g], tuple(mark))]
+        declension = "weak"
+        b.tags.add("possessive_s")
+    head = _Phrase(list(owner_en), list(article), g, 5 if np.plural else 2)
+    if np.adjective:
+        adj = lex.adjective(np.adjective)
+        adj_ids = b.en(adj.en)
+        table = lx.STRONG if declension == "strong" else lx.WEAK
+        head.en += adj_ids
+        head.de.append((adj.de_stem + table[case][g], tuple(adj_ids)))
+    noun_ids = b.en(noun.en_plural if np.plural else noun.en)
+    head.en += noun_ids
+    if np.plural:
+        de_noun = noun.de_dative_plural if case == "dat" else noun.de_plural
+    elif case == "gen":
+        de_noun = noun.de_genitive
+    else:
+        de_noun = noun.de if case == "nom" else noun.de_oblique
+    noun_de = (de_noun, tuple(noun_ids))
+    if owner.name:
+        head.de = owner_de + head.de + [noun_de]
+    else:
+        head.de = head.de + [noun_de] + owner_de
+    return head
+
+
+def _indefinite(b: _Builder, np: NP, case: str, kein: list[int] | None) -> _Phrase:
+    """v2.1: nothing = nichts, nobody = niemand(en/em), something = etwas, somebody = jemand;
+    "anything"/"anybody" under negation is nichts/niemand and says the "not" ("didn't see
+    anything" = "sah nichts")."""
+    ids = b.en(np.indefinite)  # type: ignore[arg-type]
+    if np.indefinite in lx.DEMONSTRATIVE:  # "This is my friend." = "Das ist mein Freund."
+        b.tags.add("demonstrative_pronoun")
+        return _Phrase(ids, [("dem" if case == "dat" else "das", tuple(ids))], "n")
+    word = lx.INDEFINITE[np.indefinite]  # type: ignore[index]
+    if kein is not None:
+        word = {"etwas": "nichts", "jemand": "niemand"}[word]
+    links = tuple(sorted({*ids, *(kein or ())}))
+    if word in ("jemand", "niemand"):
+        word += {"nom": "", "acc": "en", "dat": "em"}[case]
+    b.tags.add("negation_indefinite" if word.startswith("n") else "indefinite")
+    return _Phrase(ids, [(word, links)], "n" if word in ("nichts", "etwas") else "m")
 
 
 def _with_relative(b: _Builder, np: NP, phrase: _Phrase) -> _Phrase:
@@ -412,12 +514,23 @@ def _aux(b: _Builder, word: str, c: Clause, inverted: bool) -> tuple[list[int], 
     return [], ids + b.neg
 
 
-def _verb_group(b: _Builder, c: Clause, person: int, inverted: bool, de_tense: str | None):
+def _verb_group(
+    b: _Builder,
+    c: Clause,
+    person: int,
+    inverted: bool,
+    de_tense: str | None,
+    idiom: str | None = None,
+):
     """English verb group and German verb forms. `de_tense` shifts the German tense of a
-    nachdem-clause to the perfect (English present) or pluperfect (English past)."""
+    nachdem-clause to the perfect (English present) or pluperfect (English past). `idiom`
+    (v2.1) says the German of a copula otherwise: "dative" ("I am cold" = "Mir ist kalt": sein
+    in the third person) or "haben" ("I am hungry" = "Ich habe Hunger")."""
     lex = b.lex
     third = person == 2
     b.neg = None
+    if c.verb is None and idiom is not None:
+        return _idiom_group(b, c, person, inverted, idiom)
     if c.verb is None:  # the copula, or "there is"
         if c.tense in ("present", "past"):
             be = lx.EN_BE[c.tense][person]
@@ -512,14 +625,76 @@ def _verb_group(b: _Builder, c: Clause, person: int, inverted: bool, de_tense: s
         ids = b.en(v.en_past if tense == "past" else (v.en_3sg if third else v.en))
         rest = list(ids)
     links = tuple(ids)
-    if de_tense is not None:  # nachdem: German perfect / pluperfect
+    if de_tense is not None:  # nachdem, or a du/ihr question (v2.1): perfect / pluperfect
         aux_forms = lx.SEIN if v.aux == "sein" else lx.HABEN
-        finite = (aux_forms["past" if de_tense == "pluperfect" else "present"][person], links)
+        aux_links = tuple(front) + links  # a question's "did" is the auxiliary's tense
+        finite = (aux_forms["past" if de_tense == "pluperfect" else "present"][person], aux_links)
         b.tags.add("pluperfect" if de_tense == "pluperfect" else "perfect_shift")
         return _VerbGroup(front, rest, slot, finite, [(v.de_participle, links)], None, b.neg)
     forms = v.de_present if tense == "present" else v.de_preterite
     prefix = (v.prefix, links) if v.prefix else None
     return _VerbGroup(front, rest, slot, (forms[person], links), [], prefix, b.neg)
+
+
+def _idiom_group(b: _Builder, c: Clause, person: int, inverted: bool, idiom: str) -> _VerbGroup:
+    """The copula of "I am cold" (German: mir ist, third person) or "I am hungry" (ich habe)."""
+    de_person = 2 if idiom == "dative" else person
+    forms = lx.SEIN if idiom == "dative" else lx.HABEN
+    if c.tense in ("present", "past"):
+        front, rest = _aux(b, lx.EN_BE[c.tense][person], c, inverted)
+        links = tuple(front or rest[:1])
+        b.tags.add(c.tense)
+        return _VerbGroup(
+            front, rest, len(rest), (forms[c.tense][de_person], links), [], None, b.neg
+        )
+    aux = "will" if c.tense == "future" else ("has" if person == 2 else "have")
+    front, rest = _aux(b, aux, c, inverted)
+    slot, links = len(rest), tuple(front or rest[:1])
+    be_ids = b.en("be" if c.tense == "future" else "been")
+    rest += be_ids
+    b.tags.add(c.tense)
+    if c.tense == "future":
+        finite = (lx.WERDEN[de_person], links)
+        right = [("sein" if idiom == "dative" else "haben", tuple(be_ids))]
+    else:
+        finite = (
+            forms["present"][de_person] if idiom == "dative" else lx.HABEN["present"][person],
+            links,
+        )
+        right = [("gewesen" if idiom == "dative" else "gehabt", tuple(be_ids))]
+    return _VerbGroup(front, rest, slot, finite, right, None, b.neg)
+
+
+def _idiom_complement(b: _Builder, c: Clause, comp: _Phrase, idiom: str) -> _Phrase:
+    """kalt for cold (mir ist kalt), Hunger for hungry (habe Hunger, under negation keinen)."""
+    adjective = c.complement.adjective  # type: ignore[union-attr]
+    b.tags.add(f"idiom_{idiom}")
+    if idiom == "dative":
+        *degree, (_, links) = comp.de
+        return _Phrase(comp.en, [*degree, (lx.DATIVE_ADJECTIVES[adjective], links)])  # type: ignore[index]
+    (_, links) = comp.de[-1]
+    noun = lx.HAVE_NOUNS[adjective]  # type: ignore[index]
+    if c.negated and noun[0].isupper():
+        return _Phrase(comp.en, [("keinen", tuple(b.neg or ())), (noun, links)])
+    return _Phrase(comp.en, [(noun, links)])
+
+
+def copula_idiom(lex: Lexicon, c: Clause) -> str | None:
+    """v2.1: German says a person's cold, warmth, boredom with a dative ("Mir ist kalt"), and
+    hunger and thirst with haben ("Ich habe Hunger"); None for any other copula."""
+    comp = c.complement
+    if lex.version == "v2" or c.verb is not None or comp is None or comp.than:
+        return None
+    if comp.adjective not in lx.DATIVE_ADJECTIVES and comp.adjective not in lx.HAVE_NOUNS:
+        return None
+    subj = c.subject
+    if subj is None or subj.wh or subj.indefinite or subj.pronoun == "it" or subj.coord:
+        return None
+    if subj.pronoun is None and not np_classes(lex, subj) & {"person", "animal"}:
+        return None
+    if comp.adjective in lx.HAVE_NOUNS:
+        return None if comp.degree else "haben"
+    return "dative"
 
 
 def _kein_target(c: Clause, frame: str) -> NP | None:
@@ -528,6 +703,8 @@ def _kein_target(c: Clause, frame: str) -> NP | None:
     if not c.negated:
         return None
     obj = c.obj if frame != "prep" else None  # "wartet nicht auf einen Bus"
+    if obj is not None and obj.indefinite in ("anything", "anybody", "anyone"):
+        return obj  # v2.1: "didn't see anything" = "sah nichts"
     for target in (obj, c.there, c.complement.np if c.complement else None):
         if (
             target is not None
@@ -556,6 +733,8 @@ def _clause(
     """Realise one clause. mode: main | sub | relative. Returns the English ids in order and
     the German tokens in order (a subordinate clause without its conjunction)."""
     lex = b.lex
+    if c.named is not None:
+        return _named(b, c, mode)
     v = lex.verb(c.verb) if c.verb else None
     frame = v.frame if v else "copula"
     if c.imperative:
@@ -574,13 +753,24 @@ def _clause(
     de_tense = None
     if conj == "after":
         de_tense = "pluperfect" if c.tense == "past" else "perfect"
+    if lex.version != "v2" and inverted and c.tense == "past" and person in (1, 4):
+        # v2.1: "Did you sleep well?" = "Hast du gut geschlafen?"; a du/ihr question in the
+        # Präteritum ("Schliefst du gut?") is not what anyone says
+        if v is not None and not c.modal and c.there is None:
+            de_tense = "perfect"
 
     adv = lex.adverb(c.adverb) if c.adverb else None
     please = b.en("please") if c.please else []
     wh = b.en(c.wh) if c.wh else []
     adv_ids = b.en(*adv.en) if adv else []
-    subj = _np(b, c.subject, "nom") if c.subject is not None else None
-    vg = _verb_group(b, c, person, inverted, de_tense)
+    idiom = copula_idiom(lex, c)
+    if c.subject is None:
+        subj = None
+    elif idiom == "dative":
+        subj = _np(b, c.subject, "dat", en_subject=True)
+    else:
+        subj = _np(b, c.subject, "nom")
+    vg = _verb_group(b, c, person, inverted, de_tense, idiom)
     target = _kein_target(c, frame)
     iobj = _np(b, c.iobj, "dat") if c.iobj else None
     particle = b.en(v.en_particle) if (v and v.en_particle and c.obj and not obj_wh) else []
@@ -596,14 +786,29 @@ def _clause(
             obj = _Phrase(inner.en, [(prep_de, links)] + inner.de, inner.gender)
             b.tags.add("prepositional_object")
         else:
-            case = "dat" if frame == "dat" else "acc"
+            case = "dat" if frame in ("dat", "that") else "acc"  # v2.1: "told me that"
             obj = _np(b, c.obj, case, kein=vg.neg if c.obj is target else None)
             b.tags.add("dative_object" if case == "dat" else "accusative")
     if frame == "dat_acc":
         b.tags.add("ditransitive")
+    to_ids: list[int] = []
+    if c.to_dative and iobj is not None:
+        # "to" is what the German dative's case says: it goes with the dative's first word
+        to_ids = b.en("to")
+        word, links = iobj.de[0]
+        iobj.de[0] = (word, tuple(sorted({*links, *to_ids})))
+        b.tags.add("dative_to")
     there_ids = b.en("there") if c.there is not None else []
     there = _np(b, c.there, "acc", kein=vg.neg if c.there is target else None) if c.there else None
     comp = _complement(b, c.complement, target, vg) if c.complement else None
+    if comp is not None and v is not None:  # v2.1: "Tom runs faster than Paul."
+        b.tags.add("comparison_adverbial")
+    if idiom and comp is not None:
+        comp = _idiom_complement(b, c, comp, idiom)
+    goal = lex.adverb(c.place) if c.place else None
+    goal_ids = b.en(*goal.en) if goal else []
+    if goal:
+        b.tags.add("goal" if goal.kind == "goal" else "place_and_time")
     pp = _pp(b, c.pp, v.motion if v else False) if c.pp else None
     if c.negated:
         b.tags.add("negation")
@@ -614,8 +819,10 @@ def _clause(
     if mid:
         rest = rest[: vg.adv_slot] + adv_ids + rest[vg.adv_slot :]
     objects = (iobj.en if iobj else []) + (particle + obj.en if obj and not obj_wh else [])
+    if to_ids:  # "gives the book to the man"
+        objects = (particle + obj.en if obj and not obj_wh else []) + to_ids + iobj.en  # type: ignore[union-attr]
     tail = objects + (there.en if there else []) + (comp.en if comp else [])
-    tail += pp.en if pp else []
+    tail += goal_ids + (pp.en if pp else [])  # "went home after school"
     if adv and not c.adverb_front and not mid:
         tail += adv_ids
     en = please + (adv_ids if c.adverb_front else [])
@@ -647,17 +854,31 @@ def _clause(
         middle += obj.de
     if there:
         middle += there.de
-    if c.negated and target is None:
-        middle.append(("nicht", tuple(vg.neg or ())))
+    kein_idiom = idiom == "haben" and c.complement.adjective != "right"  # type: ignore[union-attr]
+    nicht = (
+        [("nicht", tuple(vg.neg or ()))] if c.negated and target is None and not kein_idiom else []
+    )
+    if nicht:
         b.tags.add("negation_nicht")
+    # v2.1: a predicative adjective (or Hunger, recht, a comparison) closes the middle field
+    # with its nicht: "Die Kinder sind im Garten nicht glücklich"; v2 put it before the place
+    late = comp is not None and (
+        idiom is not None or (lex.version != "v2" and c.complement.adjective is not None)  # type: ignore[union-attr]
+    )
+    if not late:
+        middle += nicht
     if obj and frame == "prep" and not obj_wh:
         middle += obj.de
-    if comp:
+    if comp and not late:
         middle += comp.de
     if pp:
         middle += pp.de
     if adv and not c.adverb_front and adv.kind in ("place", "manner"):
         middle.append((" ".join(adv.de), tuple(adv_ids)))
+    if goal:  # "ging nach der Schule nach Hause": the place closes the middle field
+        middle.append((" ".join(goal.de), tuple(goal_ids)))
+    if comp and late:  # "Uns ist in der Küche warm."
+        middle += nicht + comp.de
     subj_de = [] if (subj is None or subj_wh) else subj.de
     b.roles = {
         "subject": _antecedent(b, c.subject, subj),
@@ -712,7 +933,58 @@ def _clause(
     return en, _flat(de)
 
 
+def _named(b: _Builder, c: Clause, mode: str) -> tuple[list[int], list[DeTok]]:
+    """v2.1: "My name is Paul." = "Ich heiße Paul."; "What is your name?" = "Wie heißt du?"
+    German says who is called what, with heißen: the owner of the name is its subject."""
+    owner = lx.PRONOUN_BY_KEY[c.subject.pronoun]  # type: ignore[union-attr]
+    b.tags.add("name_is")
+    be_word = lx.EN_BE[c.tense][2]
+    if c.named == "what":
+        what, be, poss, name = b.en("what"), b.en(be_word), b.en(owner.en_possessive), b.en("name")
+        verb = (lx.HEISSEN[c.tense][owner.person], tuple(be + name))
+        return what + be + poss + name, [("wie", tuple(what)), verb, (owner.de_nom, tuple(poss))]
+    be = b.en(be_word) if c.question else []
+    poss, name = b.en(owner.en_possessive), b.en("name")
+    be = be or b.en(be_word)
+    who = b.lex.name(c.named)
+    called = b.en(who.en)
+    subj = (owner.de_nom, tuple(poss))
+    verb = (lx.HEISSEN[c.tense][owner.person], tuple(name + be))
+    german = (who.de, tuple(called))
+    if c.question:
+        return be + poss + name + called, [verb, subj, german]
+    en = poss + name + be + called
+    if mode == "sub":
+        return en, [subj, german, verb]
+    if mode == "inverted":
+        return en, [verb, subj, german]
+    return en, [subj, verb, german]
+
+
+def _comparison(b: _Builder, comp: Complement) -> _Phrase:
+    """v2.1: "bigger than the dog" = "größer als der Hund", "more interesting than the film" =
+    "interessanter als der Film", "as old as my father" = "so alt wie mein Vater"; the compared
+    noun phrase takes the subject's case."""
+    adj = b.lex.adjective(comp.adjective)  # type: ignore[arg-type]
+    if comp.degree == "comparative":
+        grades = b.lex.grades_of(adj.en)
+        a_ids, than_ids = b.en(*grades.en_comparative), b.en("than")
+        de = [(grades.de_comparative, tuple(a_ids)), ("als", tuple(than_ids))]
+        en = a_ids + than_ids
+    else:
+        as1, a_ids, as2 = b.en("as"), b.en(adj.en), b.en("as")
+        de = [("so", tuple(as1)), (adj.de, tuple(a_ids)), ("wie", tuple(as2))]
+        en = as1 + a_ids + as2
+    b.tags.add(f"comparison_{comp.degree}")
+    other = _np(b, comp.than, "nom") if comp.than else None
+    if other is None:
+        return _Phrase(en, de)
+    return _Phrase(en + other.en, de + other.de)
+
+
 def _complement(b: _Builder, comp: Complement, target: NP | None, vg: _VerbGroup) -> _Phrase:
+    if comp.adjective and comp.degree in ("comparative", "equal"):
+        return _comparison(b, comp)
     if comp.adjective:
         adj = b.lex.adjective(comp.adjective)
         ids: list[int] = []
@@ -725,6 +997,14 @@ def _complement(b: _Builder, comp: Complement, target: NP | None, vg: _VerbGroup
         a_ids = b.en(adj.en)
         b.tags.add("copula_adjective")
         return _Phrase(ids + a_ids, de + [(adj.de, tuple(a_ids))])
+    if comp.age:  # "is ten years old" = "ist zehn Jahre alt"
+        n_ids = b.en(comp.age)
+        one = comp.age in ("one", "1")
+        y_ids, old = b.en("year" if one else "years"), b.en("old")
+        number = comp.age if comp.age.isdigit() else lx.ALL_NUMBER_WORDS[comp.age]
+        de = [(number, tuple(n_ids)), ("Jahr" if one else "Jahre", tuple(y_ids))]
+        b.tags.add("age")
+        return _Phrase(n_ids + y_ids + old, de + [("alt", tuple(old))])
     if comp.np:
         b.tags.add("copula_noun")
         return _np(b, comp.np, "nom", kein=vg.neg if comp.np is target else None)
@@ -733,7 +1013,7 @@ def _complement(b: _Builder, comp: Complement, target: NP | None, vg: _VerbGroup
 
 
 def _antecedent(b: _Builder, np: NP | None, phrase: _Phrase | None) -> _Ante | None:
-    if np is None or phrase is None or np.pronoun or np.wh:
+    if np is None or phrase is None or np.pronoun or np.wh or np.indefinite:
         return None
     return _Ante(np_gender(b.lex, np), tuple(phrase.en))
 
@@ -743,6 +1023,20 @@ def build(sentence: Sentence, lex: Lexicon | None = None) -> Example:
     coreference links."""
     lex = lex or lx.load()
     b = _Builder(lex)
+    opener_en: list[int] = []
+    opener_de: list[DeTok] = []
+    if sentence.phrase is not None:  # "Excuse me, where is the station?"
+        phrase = lex.phrase(sentence.phrase)
+        opener_en = b.en(*phrase.en)
+        opener_de = [
+            (w, tuple(opener_en[i] for i in links))
+            for w, links in zip(phrase.de, phrase.alignment, strict=True)
+        ]
+        b.tags.add("set_phrase")
+        if not sentence.clauses:
+            return _finish(b, opener_en, opener_de, sentence.punct)
+        comma = b.en(",")
+        opener_en, opener_de = opener_en + comma, opener_de + [(",", tuple(comma))]
     first = sentence.clauses[0]
     en1, de1 = _clause(b, first, "inverted" if sentence.sub_first else "main")
     # the first clause's subject and object are what a later pronoun can stand for
@@ -758,7 +1052,7 @@ def build(sentence: Sentence, lex: Lexicon | None = None) -> Example:
         de = de1 + ([(",", tuple(comma))] if comma else [])
         de += [(lx.COORDINATORS[sentence.coordinator], tuple(coord_ids))] + de2
     elif sentence.sub is not None and sentence.conj:
-        conj_ids = b.en(sentence.conj)
+        conj_ids = [] if sentence.that_omitted else b.en(sentence.conj)
         sub = sentence.sub
         de_conj = lx.CONJUNCTIONS[sentence.conj]
         if sentence.conj == "when" and sub.tense == "past":
@@ -774,9 +1068,14 @@ def build(sentence: Sentence, lex: Lexicon | None = None) -> Example:
         else:
             en = en1 + conj_ids + sub_en
             de = de1 + [(",", ()), conj_tok] + sub_de
-    punct = b.en(sentence.punct)
-    en += punct
-    de = _drop_doubled_commas(de) + [(sentence.punct, tuple(punct))]
+    return _finish(b, opener_en + en, opener_de + de, sentence.punct)
+
+
+def _finish(b: _Builder, en: list[int], de: list[DeTok], end: str) -> Example:
+    """The sentence's punctuation, capitals and the Example with its alignment."""
+    punct = b.en(end)
+    en = en + punct
+    de = _drop_doubled_commas(de) + [(end, tuple(punct))]
     de = _drop_doubled_commas(de)
     position = {tok_id: pos for pos, tok_id in enumerate(en)}
     words = [b.words[i] for i in en]
@@ -818,7 +1117,10 @@ def np_classes(lex: Lexicon, np: NP) -> frozenset[str]:
     if np.coord:
         return np_classes(lex, np.coord[0]) & np_classes(lex, np.coord[1])
     if np.name:
-        return frozenset({"person"} if lex.name(np.name).kind == "person" else {"place"})
+        kind = lex.name(np.name).kind
+        return frozenset(
+            {"person"} if kind == "person" else {"language"} if kind == "language" else {"place"}
+        )
     if np.noun:
         return lex.noun(np.noun).classes
     return frozenset()
@@ -826,7 +1128,7 @@ def np_classes(lex: Lexicon, np: NP) -> frozenset[str]:
 
 def _agrees(lex: Lexicon, pronoun: str, np: NP) -> bool:
     """Can this English pronoun stand for this noun phrase?"""
-    if np.pronoun or np.wh:
+    if np.pronoun or np.wh or np.indefinite:
         return False
     if pronoun == "they":
         return np.plural or np.coord is not None
@@ -839,6 +1141,10 @@ def _agrees(lex: Lexicon, pronoun: str, np: NP) -> bool:
     if pronoun == "it":
         return "person" not in noun.classes
     sex = {"he": "m", "she": "f"}[pronoun]
+    if np.female:
+        return sex == "f"
+    if sex == "f" and noun.sex == "" and lex.feminine_of(noun.en) is not None:
+        return "person" in noun.classes  # v2.1: "the teacher ... she" is die Lehrerin
     return "person" in noun.classes and (noun.sex == sex or (noun.sex == "" and noun.gender == sex))
 
 
@@ -871,7 +1177,7 @@ def antecedents(lex: Lexicon, first: Clause, pronoun: str, classes: frozenset[st
     ]
 
 
-def _slots(c: Clause) -> list[tuple[str, NP | None]]:
+def clause_slots(c: Clause) -> list[tuple[str, NP | None]]:
     return [
         ("subject", c.subject),
         ("object", c.obj),
@@ -880,7 +1186,7 @@ def _slots(c: Clause) -> list[tuple[str, NP | None]]:
     ]
 
 
-def _with_np(c: Clause, slot: str, np: NP) -> Clause:
+def with_np(c: Clause, slot: str, np: NP) -> Clause:
     if slot == "pp":
         return replace(c, pp=replace(c.pp, np=np))  # type: ignore[arg-type]
     return replace(c, **{{"object": "obj", "iobject": "iobj"}.get(slot, slot): np})
@@ -891,7 +1197,8 @@ def assign_refs(sentence: Sentence, lex: Lexicon) -> tuple[Sentence, str]:
     clause it stands for, decided by agreement and meaning (selectional restrictions).
     Returns the sentence and "ok", or "ambiguous" (two readings; the first is taken) or
     "cataphora" (a pronoun in a fronted subordinate clause that could point forward; left
-    unlinked). The generator drops sentences that are not "ok"."""
+    unlinked). The generator drops sentences that are not "ok". v2.1's agreement of nouns and
+    adjectives with what the sentence says follows (corpus/agreement.py)."""
     if sentence.coordinator:
         second, put = sentence.clauses[1], "coord"
     elif sentence.sub is not None:
@@ -900,18 +1207,33 @@ def assign_refs(sentence: Sentence, lex: Lexicon) -> tuple[Sentence, str]:
         return sentence, "ok"
     first = sentence.clauses[0]
     status = "ok"
-    for slot, np in _slots(second):
+    found: list[tuple[str, NP, list[str]]] = []
+    for slot, np in clause_slots(second):
         if np is None or np.pronoun not in _THIRD_PERSON:
             continue
         roles = antecedents(lex, first, np.pronoun, slot_classes(lex, second, slot))  # type: ignore[arg-type]
-        if not roles:
-            continue
+        if roles:
+            found.append((slot, np, roles))
+    if lex.version != "v2":
+        # two pronouns of one clause are two people ("The doctor helped the man and he
+        # thanked her": her is the doctor, so he is the man); v2 left this to chance
+        for slot, _, roles in found:
+            taken = {r[0] for s, _, r in found if s != slot and len(r) == 1}
+            if len(roles) > 1 and set(roles) - taken:
+                roles[:] = [r for r in roles if r not in taken]
+        # ... and where both can only mean the same noun, the later one is someone else
+        # ("The partner left when she waited for him": him is not the partner)
+        for k, (_, _, roles) in enumerate(found):
+            if len(roles) == 1 and any(r == roles for _, _, r in found[:k]):
+                roles.clear()
+        found = [f for f in found if f[2]]
+    for slot, np, roles in found:
         if sentence.sub_first:
             status = "cataphora"
             continue
         if len(roles) > 1:
             status = "ambiguous"
-        second = _with_np(second, slot, replace(np, ref=roles[0]))
+        second = with_np(second, slot, replace(np, ref=roles[0]))
     if put == "coord":
         return replace(sentence, clauses=(first, second)), status
     return replace(sentence, sub=second), status

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -93,6 +93,11 @@ class Adjective:
     de: str  # predicative
     de_stem: str  # declension stem
     classes: frozenset[str]
+    key: str = ""  # v2.1: a second sense's name (nice_thing = schön); v2 entries: their en
+
+    @property
+    def name(self) -> str:
+        return self.key or self.en
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,27 @@ class Name:
     sex: str
 
 
+@dataclass(frozen=True)
+class Phrase:
+    """A set phrase said whole (v2.1): "thank you very much" = "vielen Dank"."""
+
+    en: tuple[str, ...]
+    de: tuple[str, ...]
+    alignment: tuple[tuple[int, ...], ...]  # per German token: indices into `en`
+    punct: frozenset[str]  # the marks it may end with
+
+
+@dataclass(frozen=True)
+class Grades:
+    """An adjective's comparative and superlative (v2.1): bigger = größer, biggest = größt."""
+
+    en: str
+    en_comparative: tuple[str, ...]  # ("bigger",) or ("more", "interesting")
+    en_superlative: tuple[str, ...]
+    de_comparative: str
+    de_superlative: str  # stem: der größte, am größten
+
+
 @dataclass(frozen=True, eq=False)  # hashed by identity: loaded once, a key of caches
 class Lexicon:
     nouns: tuple[Noun, ...]
@@ -129,15 +155,24 @@ class Lexicon:
     adverbs: tuple[Adverb, ...]
     prepositions: tuple[Preposition, ...]
     names: tuple[Name, ...]
+    # corpus v2.1 (`load_version`): the feminine form of a person noun, by its English word
+    # (teacher -> Lehrerin), and the version whose words these are; v2 has no feminine forms
+    feminine: tuple[Noun, ...] = ()
+    phrases: tuple[Phrase, ...] = ()  # v2.1's set phrases of a first lesson
+    grades: tuple[Grades, ...] = ()  # v2.1's comparatives and superlatives
+    version: str = "v2"
 
     def __post_init__(self) -> None:
         index = {
             "noun": {n.en: n for n in self.nouns},
             "verb": {v.key: v for v in self.verbs},
-            "adjective": {a.en: a for a in self.adjectives},
+            "adjective": {a.name: a for a in self.adjectives},
             "adverb": {" ".join(a.en): a for a in self.adverbs},
             "preposition": {" ".join(p.en): p for p in self.prepositions},
             "name": {n.en: n for n in self.names},
+            "feminine": {n.en: n for n in self.feminine},
+            "phrase": {" ".join(p.en): p for p in self.phrases},
+            "grades": {g.en: g for g in self.grades},
         }
         object.__setattr__(self, "_index", index)
 
@@ -158,6 +193,16 @@ class Lexicon:
 
     def name(self, en: str) -> Name:
         return self._index["name"][en]  # type: ignore[attr-defined]
+
+    def grades_of(self, en: str) -> Grades:
+        return self._index["grades"][en]  # type: ignore[attr-defined]
+
+    def phrase(self, en: str) -> Phrase:
+        return self._index["phrase"][en]  # type: ignore[attr-defined]
+
+    def feminine_of(self, en: str) -> Noun | None:
+        """The feminine noun for a person noun (teacher -> Lehrerin), None if it has none."""
+        return self._index["feminine"].get(en)  # type: ignore[attr-defined]
 
 
 def _noun(r: dict[str, str]) -> Noun:
@@ -244,6 +289,88 @@ def load(data_dir: Path = DATA_DIR) -> Lexicon:
         Name(r["en"], r["de"], r["kind"], r["sex"]) for r in read_rows("names.tsv", data_dir)
     )
     return Lexicon(nouns, verbs, adjectives, adverbs, prepositions, names)
+
+
+VERSIONS = ("v2", "v2.1")
+LATEST = "v2.1"
+
+
+@cache
+def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
+    """The lexicon of one corpus version. v2 is `load()` unchanged: the shipped model's
+    held-out figures are drawn from it. v2.1 adds the rows of the `*_v2_1.tsv` files, after
+    v2's, so that no v2 draw sees them (corpus/data/README.md)."""
+    base = load(data_dir)
+    if version == "v2":
+        return base
+    if version != "v2.1":
+        raise ValueError(f"unknown corpus version {version!r}; known: {VERSIONS}")
+    adverbs = tuple(
+        Adverb(
+            tuple(r["en"].split()),
+            tuple(r["de"].split()),
+            r["kind"],
+            frozenset(r["tenses"].split()),
+            r["front"] == "1",
+        )
+        for r in read_rows("adverbs_v2_1.tsv", data_dir)
+    )
+    feminine = tuple(
+        replace(
+            base.noun(r["en"]),
+            de=r["de"],
+            gender="f",
+            de_plural=r["de_plural"],
+            de_oblique=r["de"],
+            de_genitive=r["de"],
+            sex="f",
+        )
+        for r in read_rows("feminine_v2_1.tsv", data_dir)
+    )
+    phrases = tuple(
+        Phrase(
+            tuple(r["en"].split()),
+            tuple(r["de"].split()),
+            tuple(
+                tuple(int(i) for i in cell.split(",")) if cell != "-" else ()
+                for cell in r["alignment"].split()
+            ),
+            frozenset(r["punct"].split()),
+        )
+        for r in read_rows("phrases_v2_1.tsv", data_dir)
+    )
+    grades = tuple(
+        Grades(
+            r["en"],
+            tuple(r["en_comparative"].split()),
+            tuple(r["en_superlative"].split()),
+            r["de_comparative"],
+            r["de_superlative"],
+        )
+        for r in read_rows("comparison_v2_1.tsv", data_dir)
+    )
+    verbs = tuple(_verb(r) for r in read_rows("verbs_v2_1.tsv", data_dir))
+    senses = tuple(
+        Adjective(
+            r["en"], r["de"], r["de_attributive"] or r["de"], _classes(r["classes"]), r["key"]
+        )
+        for r in read_rows("adjectives_v2_1.tsv", data_dir)
+    )
+    return replace(
+        base,
+        verbs=base.verbs + verbs,
+        names=base.names
+        + tuple(
+            Name(r["en"], r["de"], r["kind"], r["sex"])
+            for r in read_rows("names_v2_1.tsv", data_dir)
+        ),
+        adjectives=base.adjectives + senses,
+        adverbs=base.adverbs + adverbs,
+        feminine=feminine,
+        phrases=phrases,
+        grades=grades,
+        version=version,
+    )
 
 
 # ----------------------------------------------------------------- closed classes
@@ -352,6 +479,26 @@ NUMBER_WORDS = {
     "twelve": "zwölf",
 }
 
+# Corpus v2.1: more number words (v2 draws from NUMBER_WORDS alone).
+NUMBER_WORDS_V2_1 = {
+    "thirteen": "dreizehn",
+    "fourteen": "vierzehn",
+    "fifteen": "fünfzehn",
+    "sixteen": "sechzehn",
+    "seventeen": "siebzehn",
+    "eighteen": "achtzehn",
+    "nineteen": "neunzehn",
+    "twenty": "zwanzig",
+    "thirty": "dreißig",
+    "forty": "vierzig",
+    "fifty": "fünfzig",
+    "sixty": "sechzig",
+    "seventy": "siebzig",
+    "eighty": "achtzig",
+    "ninety": "neunzig",
+}
+ALL_NUMBER_WORDS = NUMBER_WORDS | NUMBER_WORDS_V2_1
+
 SEIN = {
     "present": ("bin", "bist", "ist", "sind", "seid", "sind"),
     "past": ("war", "warst", "war", "waren", "wart", "waren"),
@@ -396,6 +543,43 @@ OBJECT_OPTIONAL = frozenset(
     """eat drink read write cook paint draw wash clean win lose pay wait help learn study
     listen understand call answer ask watch sing""".split()
 )
+
+# Corpus v2.1: indefinite pronouns ("anything"/"anybody" only under negation: nichts, niemand).
+INDEFINITE = {
+    "nothing": "nichts",
+    "nobody": "niemand",
+    "something": "etwas",
+    "somebody": "jemand",
+    "someone": "jemand",
+    "anything": "etwas",
+    "anybody": "jemand",
+    "anyone": "jemand",
+}
+
+# Corpus v2.1: adjectives whose comparison also says how one does a thing ("runs faster than
+# Paul" = "läuft schneller als Paul", "sings better" = "singt besser").
+ADVERBIAL_GRADES = frozenset({"fast", "slow", "good", "loud", "high"})
+
+# Corpus v2.1: "this"/"that" standing alone before the copula: das ("That is a good idea.").
+DEMONSTRATIVE = {"this": "das", "that": "das"}
+
+# Corpus v2.1: a person's feeling said with a dative (I am cold = mir ist kalt) or with haben
+# and a noun (I am hungry = ich habe Hunger).
+DATIVE_ADJECTIVES = {"cold": "kalt", "warm": "warm", "hot": "heiß", "bored": "langweilig"}
+# (a noun is negated with kein: keinen Hunger; "recht" with nicht: du hast nicht recht)
+HAVE_NOUNS = {"hungry": "Hunger", "thirsty": "Durst", "right": "recht"}
+
+# Corpus v2.1: "My name is Paul." = "Ich heiße Paul.", for these owners of a name.
+NAMED = ("i", "you", "he", "she")
+HEISSEN = {
+    "present": ("heiße", "heißt", "heißt", "heißen", "heißt", "heißen"),
+    "past": ("hieß", "hießt", "hieß", "hießen", "hießt", "hießen"),
+}
+
+# Corpus v2.1: verbs of frame acc whose "to" + person is a German dative, as for the dat_acc
+# verbs ("writes a letter to her father" = "schreibt ihrem Vater einen Brief").
+DATIVE_TO = frozenset("write explain describe sell recommend".split())
+DATIVE_TO_CLASSES = frozenset({"person", "group"})
 
 # Subordinating conjunctions; "when" is "als" for a single event in the past.
 CONJUNCTIONS = {

@@ -16,6 +16,7 @@ from functools import cache
 
 from corpus import grammar
 from corpus import lexicon as lx
+from corpus.agreement import agree
 from corpus.grammar import NP, PP, Clause, Complement, Example, Relative, Sentence
 from corpus.lexicon import Lexicon
 
@@ -57,6 +58,7 @@ class _Index:
     adverbs: dict[tuple[str, ...], str]
     preps: dict[tuple[str, ...], str]
     names: dict[str, str]
+    grades: dict[tuple[str, ...], tuple[str, str]]  # v2.1: "bigger" -> (big, comparative)
 
 
 @cache
@@ -77,6 +79,14 @@ def _index(lex: Lexicon) -> _Index:
         adverbs={tuple(w.lower() for w in a.en): " ".join(a.en) for a in lex.adverbs},
         preps={tuple(w.lower() for w in p.en): " ".join(p.en) for p in lex.prepositions},
         names={n.en.lower(): n.en for n in lex.names},
+        grades={
+            words: (g.en, grade)
+            for g in lex.grades
+            for words, grade in (
+                (g.en_comparative, "comparative"),
+                (g.en_superlative, "superlative"),
+            )
+        },
     )
 
 
@@ -146,6 +156,16 @@ class _Parser:
                         yield NP(coord=(simple, right)), k
 
     def _np_simple(self, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
+        if self.lex.version != "v2" and self.at(i) in lx.INDEFINITE:
+            yield NP(indefinite=self.at(i)), i + 1  # v2.1: nothing, nobody, anything ...
+        if self.lex.version != "v2" and self.at(i) in lx.DEMONSTRATIVE:
+            copula = ("is", "was", "isn't", "wasn't")
+            if self.at(i + 1) in copula or (
+                i > 0 and self.t[i - 1] in copula
+            ):  # "This is my friend."
+                yield NP(indefinite=self.at(i)), i + 1
+        if self.lex.version != "v2":
+            yield from self._saxon(i, relative)
         for n in (2, 1):
             key = _PRONOUN_FORMS.get(tuple(self.t[i : i + n]))
             if key:
@@ -162,7 +182,7 @@ class _Parser:
             det, j = "this", i + 1
         elif tok in ("many", "any"):
             det, j = tok, i + 1
-        elif tok in lx.NUMBER_WORDS:
+        elif tok in lx.NUMBER_WORDS or (self.lex.version != "v2" and tok in lx.ALL_NUMBER_WORDS):
             det, number, j = "number", tok, i + 1
         elif tok.isdigit():
             det, number, j = "digits", tok, i + 1
@@ -178,6 +198,38 @@ class _Parser:
                     continue
                 np = NP(noun, det, plural, adjective, number, possessor)
                 yield from self._relatives(np, k + 1, relative)
+        for words, (adjective, grade) in self.ix.grades.items():  # v2.1: "the biggest animal"
+            if not self.match(j, words):
+                continue
+            k = j + len(words)
+            for noun, plural in self.ix.nouns.get(self.at(k) or "", []):
+                if det == "bare" and not plural and not self.lex.noun(noun).mass:
+                    continue
+                np = NP(noun, det, plural, adjective, number, possessor, grade=grade)
+                yield from self._relatives(np, k + 1, relative)
+
+    def _saxon(self, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
+        """v2.1: "the doctor's (new) car", "Anna's brother": an owner whose last word ends in
+        's, then the head noun, which the owner makes definite."""
+        for j in range(i, min(i + 4, len(self.t))):
+            if not self.t[j].endswith("'s"):
+                continue
+            words = self.t[i:j] + [self.t[j][:-2]]
+            owners = [NP(name=self.ix.names[words[0]])] if words[0] in self.ix.names else []
+            inner = _Parser(self.lex, words)
+            owners += [
+                np for np, end in inner.np(0, relative=False, coord=False) if end == len(words)
+            ]
+            for owner in owners:
+                if owner.pronoun or owner.indefinite or (owner.name and len(words) > 1):
+                    continue
+                for adjective, k in ((None, j + 1), (self.at(j + 1), j + 2)):
+                    if adjective is not None and adjective not in self.ix.adjectives:
+                        continue
+                    for noun, plural in self.ix.nouns.get(self.at(k) or "", []):
+                        np = NP(noun, "the", plural, adjective, owner=owner)
+                        yield from self._relatives(np, k + 1, relative)
+            return
 
     def _relatives(self, np: NP, i: int, relative: bool) -> Iterator[tuple[NP, int]]:
         yield np, i
@@ -270,8 +322,22 @@ class _Parser:
 
     def adverbs(self, i: int, kinds: tuple[str, ...] | None = None) -> Iterator[tuple[str, int]]:
         for words, key in self.ix.adverbs.items():
-            if self.match(i, words) and (kinds is None or self.lex.adverb(key).kind in kinds):
+            kind = self.lex.adverb(key).kind
+            if kind == "goal":  # v2.1's goals of motion are a clause's `place`
+                continue
+            if self.match(i, words) and (kinds is None or kind in kinds):
                 yield key, i + len(words)
+
+    def places(self, c: Clause, i: int) -> Iterator[tuple[Clause, int]]:
+        """v2.1: where a verb of motion goes ("goes home", "went to school"), or where the
+        clause happens, beside another adverb ("The children are at home today.")."""
+        if self.lex.version == "v2" or c.place is not None:
+            return
+        motion = c.verb is not None and self.lex.verb(c.verb).motion
+        for words, key in self.ix.adverbs.items():
+            kind = self.lex.adverb(key).kind
+            if kind == ("goal" if motion else "place") and self.match(i, words):
+                yield replace(c, place=key), i + len(words)
 
     def pp(self, i: int) -> Iterator[tuple[PP, int]]:
         for words, key in self.ix.preps.items():
@@ -283,15 +349,21 @@ class _Parser:
     def rest(
         self, c: Clause, i: int, sub: bool, gap_object: bool = False
     ) -> Iterator[tuple[Clause, int]]:
-        """Objects / complement, then an optional PP and an optional adverb."""
-        for filled, j in self._objects(c, i, gap_object):
-            options = [(filled, j)]
-            options += [(replace(filled, pp=pp), k) for pp, k in self.pp(j)]
-            for f, k in options:
-                yield f, k
-                if f.adverb is None:
-                    for adv, m in self.adverbs(k):
-                        yield replace(f, adverb=adv), m
+        """Objects / complement, then (v2.1) a place or goal, an optional PP and an optional
+        adverb."""
+        for objects, j in self._objects(c, i, gap_object):
+            for filled, k in [(objects, j), *self.places(objects, j)]:
+                options = [(filled, k)]
+                options += [
+                    (replace(filled, pp=pp), m)
+                    for pp, m in self.pp(k)
+                    if not (self._dative_pp(filled, pp) or self._particle_pp(filled, pp))
+                ]
+                for f, m in options:
+                    yield f, m
+                    if f.adverb is None:
+                        for adv, n in self.adverbs(m):
+                            yield replace(f, adverb=adv), n
 
     def _objects(self, c: Clause, i: int, gap_object: bool) -> Iterator[tuple[Clause, int]]:
         if c.verb is None:
@@ -302,11 +374,14 @@ class _Parser:
                 j = i + (degree is not None)
                 if degree and self.at(i) != degree:
                     continue
-                if self.at(j) in self.ix.adjectives:
+                if self.at(j) in self.ix.adjectives and self.lex.adjective(self.at(j)).classes:
                     yield (
                         replace(c, complement=Complement(adjective=self.at(j), degree=degree)),
                         j + 1,
                     )
+            yield from self._comparison(c, i)
+            if self.lex.version != "v2" and self._age(i):  # v2.1: "ten years old"
+                yield replace(c, complement=Complement(age=self.at(i))), i + 3
             for np, j in self.np(i, relative=False):
                 yield replace(c, complement=Complement(np=np)), j
             for pp, j in self.pp(i):
@@ -314,8 +389,16 @@ class _Parser:
             yield c, i  # "Where is the cat?"
             return
         v = self.lex.verb(c.verb)
+        if v.frame == "that" and v.obj and not gap_object:  # v2.1: "told me that ..."
+            for obj, k in self.np(i, relative=False):
+                yield replace(c, obj=obj), k
+            return
         if v.frame in ("intrans", "that") or (gap_object and v.frame in ("acc", "dat")):
             yield c, i
+            if v.frame == "intrans" and not gap_object:  # v2.1: "Tom runs faster than Paul."
+                for found, k in self._comparison(c, i):
+                    if found.complement.adjective in lx.ADVERBIAL_GRADES:  # type: ignore[union-attr]
+                        yield found, k
             return
         if v.key in lx.OBJECT_OPTIONAL and c.obj is None and self.at(i) != v.en_particle:
             yield c, i  # "The children are eating."
@@ -330,6 +413,8 @@ class _Parser:
             if v.frame == "dat_acc":
                 for iobj, k in self.np(j):
                     yield replace(c, iobj=iobj), k
+                for iobj, k in self._to_dative(v, j):  # "What do you give to the man?"
+                    yield replace(c, iobj=iobj, to_dative=True), k
             else:
                 yield c, i
             return
@@ -337,12 +422,97 @@ class _Parser:
             for iobj, k in self.np(j):
                 for obj, m in self.np(k):
                     yield replace(c, iobj=iobj, obj=obj), m
+            for obj, k in self.np(j):
+                for iobj, m in self._to_dative(v, k):
+                    yield replace(c, iobj=iobj, obj=obj, to_dative=True), m
             return
         for obj, k in self.np(j):
             yield replace(c, obj=obj), k
+            if v.key in lx.DATIVE_TO:
+                for iobj, m in self._to_dative(v, k):
+                    yield replace(c, obj=obj, iobj=iobj, to_dative=True), m
+
+    def _comparison(self, c: Clause, i: int) -> Iterator[tuple[Clause, int]]:
+        """v2.1: "bigger than the dog", "more interesting than the film", "as old as Tom"."""
+        for words, (adjective, grade) in self.ix.grades.items():
+            if grade == "comparative" and self.match(i, words):
+                j = i + len(words)
+                comp = Complement(adjective=adjective, degree="comparative")
+                if self.at(j) == "than":
+                    for np, k in self.np(j + 1, relative=False):
+                        yield replace(c, complement=replace(comp, than=np)), k
+        if self.lex.version == "v2" or self.at(i) != "as" or self.at(i + 2) != "as":
+            return
+        if self.at(i + 1) in self.ix.adjectives:
+            for np, k in self.np(i + 3, relative=False):
+                comp = Complement(adjective=self.at(i + 1), degree="equal", than=np)
+                yield replace(c, complement=comp), k
+
+    def _age(self, i: int) -> bool:
+        number = self.at(i) or ""
+        if not (number in lx.ALL_NUMBER_WORDS or number.isdigit()) or self.at(i + 2) != "old":
+            return False
+        return self.at(i + 1) == ("year" if number in ("one", "1") else "years")
+
+    def _to_dative(self, v: lx.Verb, i: int) -> Iterator[tuple[NP, int]]:
+        """v2.1: "to" and the person a thing is given to ("gives the book to the man"). Only
+        what the verb's dative accepts: "sends the letter to Berlin" is a place, not a
+        dative."""
+        if self.lex.version == "v2" or self.at(i) != "to":
+            return
+        for iobj, k in self.np(i + 1, relative=False):
+            if self._dative_fits(v, iobj):
+                yield iobj, k
+
+    def _dative_fits(self, v: lx.Verb, np: NP) -> bool:
+        if np.coord:
+            return all(self._dative_fits(v, part) for part in np.coord)
+        classes = v.iobj if v.frame == "dat_acc" else lx.DATIVE_TO_CLASSES
+        return np.pronoun is not None or bool(grammar.np_classes(self.lex, np) & classes)
+
+    def _particle_pp(self, c: Clause, pp: PP) -> bool:
+        """v2.1: "waits at home for the children" is no "für": the particle of the verb (or of
+        its namesake: wait_intrans and wait) starts its object (warten auf), never a free
+        phrase."""
+        if self.lex.version == "v2" or c.verb is None or c.obj is not None:
+            return False
+        en = self.lex.verb(c.verb).en
+        return any(v.en == en and v.en_particle.lower() == pp.prep for v in self.lex.verbs)
+
+    def _dative_pp(self, c: Clause, pp: PP) -> bool:
+        """v2.1: "to" + a person after a verb that gives is its dative, never "zu" + dative
+        ("gave her bread to the birds" = "gab den Vögeln ihr Brot")."""
+        if self.lex.version == "v2" or pp.prep != "to" or c.verb is None:
+            return False
+        v = self.lex.verb(c.verb)
+        dative = v.frame == "dat_acc" or v.key in lx.DATIVE_TO
+        return dative and self._dative_fits(v, pp.np)
 
     # ---------------------------------------------------------------- clauses
+    def named(self, i: int, question: bool = False) -> Iterator[tuple[Clause, int]]:
+        """v2.1: "My name is Paul." (question: "Is your name Paul?", "What is your name?")."""
+        if self.lex.version == "v2":
+            return
+        tenses = {"is": "present", "was": "past"}
+        if question and self.at(i) == "what" and self.at(i + 1) in tenses:
+            owner = _POSSESSOR.get(self.at(i + 2) or "")
+            if owner in lx.NAMED and self.at(i + 3) == "name":
+                yield Clause(NP(pronoun=owner), named="what", tense=tenses[self.at(i + 1)]), i + 4
+            return
+        be, j = (self.at(i), i + 1) if question else (None, i)
+        owner = _POSSESSOR.get(self.at(j) or "")
+        if owner not in lx.NAMED or self.at(j + 1) != "name":
+            return
+        if not question:
+            be = self.at(j + 2)
+            j += 1
+        name = self.ix.names.get(self.at(j + 2) or "")
+        if be in tenses and name and self.lex.name(name).kind == "person":
+            c = Clause(NP(pronoun=owner), named=name, tense=tenses[be], question=question)
+            yield c, j + 3
+
     def clause(self, i: int, sub: bool = False) -> Iterator[tuple[Clause, int]]:
+        yield from self.named(i)
         starts: list[tuple[str | None, int]] = [(None, i)]
         if not sub:
             starts += [(adv, j) for adv, j in self.adverbs(i)]
@@ -375,6 +545,7 @@ class _Parser:
 
     def question(self, i: int) -> Iterator[tuple[Clause, int]]:
         """Yes/no questions and wh-questions (the tokens before "?")."""
+        yield from self.named(i, question=True)
         tok = self.at(i)
         # "Who reads the book?": the question word is the subject, no inversion
         if tok == "who":
@@ -425,19 +596,41 @@ class _Parser:
                     negated=negated,
                     contracted=contracted,
                 )
-                yield from self.rest(c, j + skip + 1, sub=False)
+                for found, end in self.rest(c, j + skip + 1, sub=False):
+                    addressed = found.obj is not None and found.obj.pronoun in ("you", "you_all")
+                    if self.lex.version == "v2" or not addressed:
+                        # v2.1: "Thank you all for ..." is no order to thank oneself
+                        yield found, end
 
 
 def _sentences(lex: Lexicon, toks: list[str]) -> Iterator[Sentence]:
     if not toks or toks[-1] not in (".", "?", "!"):
         return
     punct = toks[-1]
+    words = tuple(w.lower() for w in toks[:-1])
+    # v2.1: "Thank you very much." whole, else the longest phrase before a comma ("Excuse me,
+    # where is the station?")
+    for phrase in lex.phrases:
+        if words == phrase.en and punct in phrase.punct:
+            yield Sentence((), punct=punct, phrase=" ".join(phrase.en))
+    for phrase in sorted(lex.phrases, key=lambda p: -len(p.en)):
+        n = len(phrase.en)
+        if words[:n] == phrase.en and words[n : n + 1] == (",",):
+            for rest in _sentences(lex, toks[n + 1 :]):
+                if rest.phrase is None:
+                    yield replace(rest, phrase=" ".join(phrase.en))
     p = _Parser(lex, toks[:-1])
     n = len(toks) - 1
     if punct == "?":
         for c, end in p.question(0):
             if end == n:
                 yield Sentence((c,), punct="?")
+            elif lex.version != "v2" and c.verb and lex.verb(c.verb).frame == "that":
+                # v2.1: "Do you think (that) the dog is dangerous?"
+                omitted = p.at(end) != "that"
+                for sub, end2 in p.clause(end + (not omitted), sub=True):
+                    if end2 == n:
+                        yield Sentence((c,), conj="that", sub=sub, punct="?", that_omitted=omitted)
         return
     for c, end in p.imperative(0):
         if end == n:
@@ -468,16 +661,23 @@ def _sentences(lex: Lexicon, toks: list[str]) -> Iterator[Sentence]:
             for sub, end2 in p.clause(end + 1, sub=True):
                 if end2 == n:
                     yield Sentence((c,), conj=word, sub=sub, punct=punct)
+        if takes_that and word != "that" and lex.version != "v2":
+            # v2.1: "He says the water is cold." = "Er sagt, dass das Wasser kalt ist."
+            for sub, end2 in p.clause(end, sub=True):
+                if end2 == n:
+                    yield Sentence((c,), conj="that", sub=sub, punct=punct, that_omitted=True)
 
 
 def translations(text: str, lex: Lexicon | None = None, limit: int = 4) -> list[Example]:
-    """Distinct derivations of a typed English sentence (several when it is ambiguous)."""
-    lex = lex or lx.load()
+    """Distinct derivations of a typed English sentence (several when it is ambiguous), by
+    the newest corpus version's grammar unless `lex` is another version's lexicon."""
+    lex = lex or lx.load_version(lx.LATEST)
     toks = normalize(text)
     target = tuple(w.lower() for w in toks)
     found: list[Example] = []
     for spec in _sentences(lex, toks):
         spec, _ = grammar.assign_refs(spec, lex)
+        spec = agree(spec, lex)
         try:
             ex = grammar.build(spec, lex)
         except (KeyError, ValueError, AttributeError, TypeError):

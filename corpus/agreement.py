@@ -1,0 +1,150 @@
+"""Corpus v2.1: what a sentence says about its nouns, settled after its pronouns are linked
+(`grammar.assign_refs`): a person noun takes its feminine form where the sentence says she is
+a woman, and an adjective with a second sense takes the one that fits its noun. With v2's
+lexicon, which has neither feminine forms nor second senses, both return every sentence as it
+is, so v2's draws and readings are those of v2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from corpus import lexicon as lx
+from corpus.grammar import NP, Clause, Sentence, clause_slots, np_classes, with_np
+from corpus.lexicon import Lexicon
+
+
+def agree(sentence: Sentence, lex: Lexicon) -> Sentence:
+    """Both agreements, as the generator and the parser apply them after assign_refs."""
+    return adjective_senses(feminine_agreement(sentence, lex), lex)
+
+
+def _is_female(lex: Lexicon, np: NP | None) -> bool:
+    if np is None or np.plural or np.coord:
+        return False
+    if np.name:
+        name = lex.name(np.name)
+        return name.kind == "person" and name.sex == "f"
+    if np.noun:
+        return np.female or lex.noun(np.noun).sex == "f"
+    return np.pronoun == "she"
+
+
+def _feminine(lex: Lexicon, np: NP | None) -> NP | None:
+    """The noun phrase in its feminine form, if it is a person noun that has one (v2.1)."""
+    if np is None or np.noun is None or np.female or np.coord or np.plural:
+        return None  # "Six reporters ... her employee": her is not six people
+    noun = lex.noun(np.noun)
+    if noun.sex or lex.feminine_of(noun.en) is None:
+        return None
+    return replace(np, female=True)
+
+
+def _her_only(lex: Lexicon, c: Clause) -> bool:
+    """Has the clause a possessive "her" and no other woman it could stand for?"""
+    others = [c.obj, c.iobj, c.pp.np if c.pp else None]
+    her = [np for np in others if np is not None and np.possessor == "she"]
+    # "for her daughter": the daughter is not her own possessor
+    return bool(her) and not any(_is_female(lex, np) for np in others if np not in her)
+
+
+def feminine_agreement(sentence: Sentence, lex: Lexicon) -> Sentence:
+    """Corpus v2.1: a person noun takes its feminine form where the sentence says the person
+    is a woman: the antecedent of "she" ("The teacher is tired because she ..." = die
+    Lehrerin ... sie) and a predicative noun of a female subject ("She is a doctor." = "Sie ist
+    eine Ärztin."). A lexicon without feminine forms (v2) leaves every sentence as it is."""
+    if not lex.feminine:
+        return sentence
+    clauses = list(sentence.clauses)
+    second = (
+        sentence.sub if sentence.sub is not None else (clauses[1] if len(clauses) > 1 else None)
+    )
+    if second is not None:
+        for _slot, np in clause_slots(second):
+            if np is not None and np.pronoun == "she" and np.ref is not None:
+                first = clauses[0]
+                ante = {"subject": first.subject, "object": first.obj}.get(np.ref)
+                if np.ref == "pp" and first.pp is not None:
+                    ante = first.pp.np
+                female = _feminine(lex, ante)
+                if female is not None:
+                    clauses[0] = with_np(first, np.ref, female)
+    # a noun "he" stands for stays masculine ("The teacher reads her book and he sleeps")
+    male = (
+        {np.ref for _, np in clause_slots(second) if np and np.pronoun == "he"} if second else set()
+    )
+    out = []
+    for k, c in enumerate([*clauses, sentence.sub]):
+        male_subject = k == 0 and "subject" in male
+        if c is not None and not male_subject and _feminine(lex, c.subject) and _her_only(lex, c):
+            c = replace(c, subject=_feminine(lex, c.subject))  # "The cook bakes for her son"
+        if c is not None and c.verb is None and c.complement and c.complement.np:
+            female = _feminine(lex, c.complement.np)
+            if female is not None and _is_female(lex, c.subject):
+                c = replace(c, complement=replace(c.complement, np=female))
+        out.append(c)
+    return replace(sentence, clauses=tuple(out[:-1]), sub=out[-1])
+
+
+_THINGS = frozenset({"object", "nature", "time", "event", "place"})  # what "it" may be
+
+
+def _sense(lex: Lexicon, adjective: str, classes: frozenset[str]) -> str:
+    """The name of the sense of an English adjective that fits nouns of `classes`."""
+    senses = [a for a in lex.adjectives if a.en == adjective and a.key]
+    if not senses or not classes or lex.adjective(adjective).classes & classes:
+        return adjective
+    return next((a.key for a in senses if a.classes & classes), adjective)
+
+
+def _np_senses(lex: Lexicon, np: NP | None) -> NP | None:
+    if np is None:
+        return None
+    if np.coord:
+        return replace(np, coord=(_np_senses(lex, np.coord[0]), _np_senses(lex, np.coord[1])))  # type: ignore[arg-type]
+    if np.adjective and np.noun:
+        np = replace(np, adjective=_sense(lex, np.adjective, lex.noun(np.noun).classes))
+    return np
+
+
+def _subject_classes(lex: Lexicon, np: NP | None) -> frozenset[str]:
+    if np is None:
+        return frozenset()
+    if np.pronoun:
+        return _THINGS if np.pronoun == "it" else frozenset({"person"})
+    if np.indefinite in lx.DEMONSTRATIVE:  # "This was very nice." = "Das war sehr schön."
+        return _THINGS
+    return np_classes(lex, np)
+
+
+def adjective_senses(sentence: Sentence, lex: Lexicon) -> Sentence:
+    """Corpus v2.1: an adjective with a second sense takes the one that fits its noun ("a nice
+    man" = "ein netter Mann", "nice weather" = "schönes Wetter", "The weather is nice." = "Das
+    Wetter ist schön."). v2's lexicon has no second senses."""
+    if not any(a.key for a in lex.adjectives):
+        return sentence
+
+    def clause(c: Clause | None) -> Clause | None:
+        if c is None:
+            return None
+        c = replace(
+            c,
+            subject=_np_senses(lex, c.subject),
+            obj=_np_senses(lex, c.obj),
+            iobj=_np_senses(lex, c.iobj),
+            there=_np_senses(lex, c.there),
+            pp=replace(c.pp, np=_np_senses(lex, c.pp.np)) if c.pp else None,  # type: ignore[arg-type]
+        )
+        comp = c.complement
+        if comp and comp.np:
+            c = replace(c, complement=replace(comp, np=_np_senses(lex, comp.np)))
+        if comp and comp.adjective and not comp.than:
+            adjective = _sense(lex, comp.adjective, _subject_classes(lex, c.subject))
+            c = replace(c, complement=replace(comp, adjective=adjective))
+        return c
+
+    return replace(
+        sentence,
+        clauses=tuple(clause(c) for c in sentence.clauses),  # type: ignore[misc]
+        sub=clause(sentence.sub),
+    )

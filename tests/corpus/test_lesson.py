@@ -1,0 +1,573 @@
+"""Corpus v2.1 (corpus/lesson.py): each new construction against German written by hand here,
+and the consistency of what `generate(n, seed, version="v2.1")` writes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from corpus import lexicon as lx
+from corpus.generator import generate
+from corpus.hand_checked import pairs
+from corpus.parser import translate
+
+PUNCT = {".", ",", "?", "!"}
+
+
+def _german(english: str, lex=None) -> str | None:
+    ex = translate(english, lex)
+    return ex.german_text if ex else None
+
+
+@pytest.fixture(scope="module")
+def sample() -> list:
+    """A fixed sample of corpus v2.1, every sentence kind by its weight."""
+    return generate(1200, seed=21, version="v2.1")
+
+
+# ----------------------------------------------------------- dative with "to"
+
+DATIVE_TO = {
+    "I give the book to the teacher.": "Ich gebe dem Lehrer das Buch.",
+    "She shows the picture to her mother.": "Sie zeigt ihrer Mutter das Bild.",
+    "Give it to me.": "Gib es mir.",
+    "We sent a letter to the doctor.": "Wir schickten dem Arzt einen Brief.",
+    "Did you give the key to him?": "Hast du ihm den Schlüssel gegeben?",
+    "I do not give the money to the man.": "Ich gebe dem Mann das Geld nicht.",
+    "What did you give to the child?": "Was hast du dem Kind gegeben?",
+    "She gave them to the children.": "Sie gab sie den Kindern.",
+    "The man explains the problem to the students.": "Der Mann erklärt den Studenten das Problem.",
+    "Anna wrote a letter to her father.": "Anna schrieb ihrem Vater einen Brief.",
+}
+
+
+@pytest.mark.parametrize("english", DATIVE_TO)
+def test_dative_with_to(english):
+    assert _german(english) == DATIVE_TO[english]
+
+
+def test_to_a_place_is_no_dative():
+    """ "to Berlin" is where the letter goes, not who gets it: never "schickt Berlin"."""
+    assert (_german("I send the letter to Berlin.") or "").find("Berlin den") == -1
+    assert _german("I give the book to the teacher.", lx.load()) is None  # v2 has no "to"
+
+
+def test_to_aligns_with_the_dative_article():
+    ex = translate("I give the book to the teacher.")
+    assert ex is not None
+    to = ex.english.index("to")
+    assert ex.alignment[ex.german.index("dem")] == (to, to + 1)
+
+
+# ------------------------------------------------------ feminine professions
+
+FEMININE = {
+    "She is a teacher.": "Sie ist eine Lehrerin.",
+    "Anna is a doctor.": "Anna ist eine Ärztin.",
+    "She is not a student.": "Sie ist keine Studentin.",
+    "He is a teacher.": "Er ist ein Lehrer.",
+    "The teacher is tired because she is sick.": "Die Lehrerin ist müde, weil sie krank ist.",
+    "My doctor is nice, but she is very tired.": "Meine Ärztin ist nett, aber sie ist sehr müde.",
+    "The teacher is tired because he is sick.": "Der Lehrer ist müde, weil er krank ist.",
+    "The doctor helped the man and he thanked her.": (
+        "Die Ärztin half dem Mann und er dankte ihr."
+    ),
+    "The cook bakes a cake for her son.": "Die Köchin backt einen Kuchen für ihren Sohn.",
+    "The teacher sees the neighbor.": "Der Lehrer sieht den Nachbarn.",
+}
+
+
+@pytest.mark.parametrize("english", FEMININE)
+def test_feminine_professions(english):
+    assert _german(english) == FEMININE[english]
+
+
+def test_v2_keeps_its_masculine_reading():
+    assert _german("She is a teacher.", lx.load()) == "Sie ist ein Lehrer."
+
+
+def test_she_links_to_the_feminine_noun():
+    ex = translate("The teacher is tired because she is sick.")
+    assert ex is not None
+    (link,) = ex.coreference
+    assert [ex.english[i] for i in link.antecedent] == ["The", "teacher"]
+    assert ex.german[link.german_pronoun] == "sie"
+
+
+# ---------------------------------------------------- time and place adverbs
+
+TIME_PLACE = {
+    "We go home.": "Wir gehen nach Hause.",
+    "She has gone to school.": "Sie ist in die Schule gegangen.",
+    "I am not going to bed.": "Ich gehe nicht ins Bett.",
+    "Then the woman went home.": "Dann ging die Frau nach Hause.",
+    "My brother will come home next month.": "Mein Bruder wird nächsten Monat nach Hause kommen.",
+    "Last summer I was in Berlin.": "Letzten Sommer war ich in Berlin.",
+    "This week we are working.": "Diese Woche arbeiten wir.",
+    "Is your mother at home?": "Ist deine Mutter zu Hause?",
+    "The children are at home today.": "Die Kinder sind heute zu Hause.",
+    "Yesterday evening we ate at home.": "Gestern Abend aßen wir zu Hause.",
+    "On Monday the man stays at home.": "Am Montag bleibt der Mann zu Hause.",
+    "I work here.": "Ich arbeite hier.",
+    "The old man lives next door.": "Der alte Mann wohnt nebenan.",
+}
+
+
+@pytest.mark.parametrize("english", TIME_PLACE)
+def test_time_and_place(english):
+    assert _german(english) == TIME_PLACE[english]
+
+
+def test_home_is_a_goal_only_after_a_verb_of_motion():
+    assert _german("The man reads home.") is None
+
+
+def test_a_particle_starts_the_object_not_a_phrase():
+    """ "waits at home for the children" is warten auf, never "wartet für die Kinder"."""
+    assert "für" not in (_german("The dog waits at home for the children.") or "")
+
+
+# ---------------------------------------------------------- the whole sample
+
+
+def test_v2_1_samples_parse_back_to_themselves(sample):
+    """The reference translator reads every v2.1 sentence as the generator wrote it (v2's
+    own kinds leave a few "there is" coordinations unread, as in v2)."""
+    misses = [
+        ex.english_text
+        for ex in sample
+        if (r := translate(ex.english_text)) is None
+        or (r.german, r.alignment, r.coreference) != (ex.german, ex.alignment, ex.coreference)
+    ]
+    assert len(misses) <= len(sample) // 100, misses[:20]
+
+
+def test_alignment_in_range_and_every_word_aligned(sample):
+    """Every German word but punctuation comes from English words; every English word is
+    said in German except do-support, "to" of "want to", the progressive's auxiliary and
+    a preposition German says by case."""
+    silent = {"do", "does", "did", "to", "am", "is", "are", "all"}
+    silent |= {" ".join(p.en) for p in lx.load().prepositions if len(p.en) == 1}
+    for ex in sample:
+        assert len(ex.alignment) == len(ex.german)
+        for tok, links in zip(ex.german, ex.alignment):
+            assert all(0 <= i < len(ex.english) for i in links), ex
+            # "dass" of "He says the water is cold" has no English word to come from
+            unsaid = tok == "dass" and "that" not in ex.english
+            assert links or tok in PUNCT or unsaid, (tok, ex.german_text)
+        aligned = {i for links in ex.alignment for i in links}
+        for i, word in enumerate(ex.english):
+            assert i in aligned or word.lower() in silent, (word, ex.english_text)
+
+
+def test_every_new_construction_is_generated(sample):
+    tags = Counter(t for ex in sample for t in ex.phenomena)
+    tags_wanted = ("dative_to", "feminine_profession", "goal", "place_and_time", "set_phrase")
+    tags_wanted += ("possessive_s", "possessive_s_name", "age", "comparison_comparative")
+    tags_wanted += ("comparison_equal", "adjective_superlative", "idiom_dative", "idiom_haben")
+    tags_wanted += ("demonstrative_pronoun", "comparison_adverbial", "language")
+    for tag in (*tags_wanted, "name_is", "negation_indefinite"):
+        assert tags[tag] >= 8, (tag, tags[tag])
+    assert tags["perfect_shift"] >= 10  # "Hast du gut geschlafen?"
+
+
+def test_the_dative_to_is_aligned_in_the_sample(sample):
+    """ "to" is never left out in v2.1: the dative's first German word says it."""
+    for ex in sample:
+        if "dative_to" in ex.phenomena:
+            to = [i for i, w in enumerate(ex.english) if w == "to"]
+            assert any(i in links for links in ex.alignment for i in to), ex.english_text
+
+
+def test_feminine_nouns_come_with_a_woman(sample):
+    """A feminine profession noun only where the sentence says she is a woman: "she", "her",
+    a woman's name or noun (independent of the code: read from the English words)."""
+    female_words = {"she", "her", "woman", "mother"}
+    female_words |= {n.en.lower() for n in lx.load().names if n.sex == "f"}
+    feminine = {n.de for n in lx.load_version("v2.1").feminine}
+    feminine -= {n.de for n in lx.load().nouns}  # Freundin is also v2's "girlfriend"
+    for ex in sample:
+        if feminine & set(ex.german):
+            assert female_words & {w.lower() for w in ex.english}, ex.english_text
+
+
+# ------------------------------------------------------------ questions with do
+
+QUESTION_DO = {
+    "Does the man sleep?": "Schläft der Mann?",
+    "Do you drink coffee?": "Trinkst du Kaffee?",
+    "Did the teacher open the window?": "Öffnete der Lehrer das Fenster?",
+    "Did you sleep well?": "Hast du gut geschlafen?",
+    "Did you all see the film?": "Habt ihr den Film gesehen?",
+    "What did you eat?": "Was hast du gegessen?",
+    "Did you come home?": "Bist du nach Hause gekommen?",
+    "Did he sleep well?": "Schlief er gut?",
+}
+
+
+@pytest.mark.parametrize("english", QUESTION_DO)
+def test_questions_with_do(english):
+    assert _german(english) == QUESTION_DO[english]
+
+
+def test_v2_asks_du_in_the_prateritum_still():
+    assert _german("Did you sleep well?", lx.load()) == "Schliefst du gut?"
+
+
+def test_did_aligns_with_the_auxiliary():
+    ex = translate("Did you sleep well?")
+    assert ex is not None and ex.german[0] == "Hast"
+    assert ex.alignment[0] == (0, 2)
+
+
+# ------------------------------------------------------ no, never, nothing, nobody
+
+NEGATION = {
+    "I heard nothing.": "Ich hörte nichts.",
+    "I have seen nothing.": "Ich habe nichts gesehen.",
+    "Nobody knows the man.": "Niemand kennt den Mann.",
+    "I didn't see anything.": "Ich sah nichts.",
+    "I don't know anybody.": "Ich kenne niemanden.",
+    "Somebody helped me.": "Jemand half mir.",
+    "We have no time.": "Wir haben keine Zeit.",
+    "The cat never sleeps in the kitchen.": "Die Katze schläft nie in der Küche.",
+}
+
+
+@pytest.mark.parametrize("english", NEGATION)
+def test_negation(english):
+    assert _german(english) == NEGATION[english]
+
+
+def test_not_anything_aligns_with_nichts():
+    """ "didn't ... anything" is one German word: nichts says both."""
+    ex = translate("I didn't see anything.")
+    assert ex is not None
+    assert ex.alignment[ex.german.index("nichts")] == (1, 3)
+
+
+# ------------------------------------------------------------- the possessive 's
+
+POSSESSIVE_S = {
+    "The doctor's car is red.": "Das Auto des Arztes ist rot.",
+    "I know Paul's mother.": "Ich kenne Pauls Mutter.",
+    "Thomas's new car is blue.": "Thomas' neues Auto ist blau.",
+    "My father's house is very old.": "Das Haus meines Vaters ist sehr alt.",
+    "We found the boy's ball.": "Wir fanden den Ball des Jungen.",
+    "The children's teacher is tired.": "Der Lehrer der Kinder ist müde.",
+    "I give the book to the woman's son.": "Ich gebe dem Sohn der Frau das Buch.",
+}
+
+
+@pytest.mark.parametrize("english", POSSESSIVE_S)
+def test_possessive_s(english):
+    assert _german(english) == POSSESSIVE_S[english]
+
+
+def test_the_owner_s_s_says_the_head_s_article():
+    """ "the doctor's car": das (definite because of 's) and des Arztes both come from
+    "doctor's"; the English "the" is the owner's (des)."""
+    ex = translate("The doctor's car is red.")
+    assert ex is not None
+    assert ex.german[:4] == ("Das", "Auto", "des", "Arztes")
+    assert ex.alignment[:4] == ((1,), (2,), (0,), (1,))
+
+
+# ------------------------------------------------------------------- numbers
+
+NUMBERS = {
+    "The boy is ten years old.": "Der Junge ist zehn Jahre alt.",
+    "I am 20 years old.": "Ich bin 20 Jahre alt.",
+    "The baby is one year old.": "Das Baby ist ein Jahr alt.",
+    "Are you twelve years old?": "Bist du zwölf Jahre alt?",
+    "The farmer bought twenty cows.": "Der Bauer kaufte zwanzig Kühe.",
+    "We have thirty books.": "Wir haben dreißig Bücher.",
+    "The film starts at eight.": "Der Film fängt um acht an.",
+    "At 7 we eat.": "Um 7 essen wir.",
+}
+
+
+@pytest.mark.parametrize("english", NUMBERS)
+def test_numbers(english):
+    assert _german(english) == NUMBERS[english]
+
+
+def test_v2_knows_no_twenty():
+    assert _german("The farmer bought twenty cows.", lx.load()) is None
+
+
+# -------------------------------------------------- comparatives and superlatives
+
+COMPARISON = {
+    "The horse is bigger than the dog.": "Das Pferd ist größer als der Hund.",
+    "My brother is older than my sister.": "Mein Bruder ist älter als meine Schwester.",
+    "The book was more interesting than the film.": "Das Buch war interessanter als der Film.",
+    "Tom is as old as Anna.": "Tom ist so alt wie Anna.",
+    "The elephant is the biggest animal in the zoo.": "Der Elefant ist das größte Tier im Zoo.",
+    "She is the best student.": "Sie ist die beste Studentin.",
+    "I have a bigger house.": "Ich habe ein größeres Haus.",
+    "We saw the highest mountain.": "Wir sahen den höchsten Berg.",
+    "Tom runs faster than Paul.": "Tom läuft schneller als Paul.",
+    "Anna sings better than her sister.": "Anna singt besser als ihre Schwester.",
+}
+
+
+@pytest.mark.parametrize("english", COMPARISON)
+def test_comparison(english):
+    assert _german(english) == COMPARISON[english]
+
+
+def test_more_interesting_is_one_german_word():
+    ex = translate("The book was more interesting than the film.")
+    assert ex is not None
+    assert ex.alignment[ex.german.index("interessanter")] == (3, 4)
+
+
+# --------------------------------------------- verbs of saying and thinking, their clause
+
+SAYING = {
+    "He says the water is cold.": "Er sagt, dass das Wasser kalt ist.",
+    "I think that the film is boring.": "Ich denke, dass der Film langweilig ist.",
+    "I know the answer is wrong.": "Ich weiß, dass die Antwort falsch ist.",
+    "Tom believes his sister is in London.": "Tom glaubt, dass seine Schwester in London ist.",
+    "He told me that his brother lives in Rome.": "Er sagte mir, dass sein Bruder in Rom wohnt.",
+    "Do you think that the dog is dangerous?": "Denkst du, dass der Hund gefährlich ist?",
+    "Does she believe the man is tired?": "Glaubt sie, dass der Mann müde ist?",
+}
+
+
+@pytest.mark.parametrize("english", SAYING)
+def test_saying_and_thinking(english):
+    assert _german(english) == SAYING[english]
+
+
+def test_dass_without_that_translates_no_english_word():
+    ex = translate("He says the water is cold.")
+    assert ex is not None
+    assert ex.alignment[ex.german.index("dass")] == ()
+
+
+# ------------------------------------------------ adjectives in their idiomatic German
+
+IDIOMATIC = {
+    "The weather is nice today.": "Das Wetter ist heute schön.",
+    "We had a nice day.": "Wir hatten einen schönen Tag.",
+    "The man is nice.": "Der Mann ist nett.",
+    "I am cold.": "Mir ist kalt.",
+    "Are you cold now?": "Ist dir jetzt kalt?",
+    "The children were not cold.": "Den Kindern war nicht kalt.",
+    "Because I am cold, I go home.": "Weil mir kalt ist, gehe ich nach Hause.",
+    "The soup is cold.": "Die Suppe ist kalt.",
+    "My brother is hungry.": "Mein Bruder hat Hunger.",
+    "I am not hungry.": "Ich habe keinen Hunger.",
+    "Are the children thirsty?": "Haben die Kinder Durst?",
+    "I am sorry.": "Es tut mir leid.",
+    "Your father is right.": "Dein Vater hat recht.",
+    "You are not right.": "Du hast nicht recht.",
+    "The answer is right.": "Die Antwort ist richtig.",
+}
+
+
+@pytest.mark.parametrize("english", IDIOMATIC)
+def test_idiomatic_adjectives(english):
+    assert _german(english) == IDIOMATIC[english]
+
+
+ORDINALS = {
+    "Please read the first sentence.": "Bitte lies den ersten Satz.",
+    "The first sentence has 8 words.": "Der erste Satz hat 8 Wörter.",
+    "The second layer is bigger than the first layer.": (
+        "Die zweite Schicht ist größer als die erste Schicht."
+    ),
+    "We saw the last film.": "Wir sahen den letzten Film.",
+}
+
+
+@pytest.mark.parametrize("english", ORDINALS)
+def test_ordinals(english):
+    assert _german(english) == ORDINALS[english]
+
+
+def test_an_ordinal_is_never_predicative():
+    assert _german("The sentence is first.") is None
+
+
+LATE_PREDICATE = {
+    "The children are happy in the garden.": "Die Kinder sind im Garten glücklich.",
+    "The children are not happy in the garden.": "Die Kinder sind im Garten nicht glücklich.",
+    "It is cold outside.": "Es ist draußen kalt.",
+    "I am hungry in the kitchen.": "Ich habe in der Küche Hunger.",
+}
+
+
+@pytest.mark.parametrize("english", LATE_PREDICATE)
+def test_the_predicate_closes_the_middle_field(english):
+    assert _german(english) == LATE_PREDICATE[english]
+
+
+def test_v2_keeps_its_predicate_before_the_place():
+    assert _german("The children are happy in the garden.", lx.load()) == (
+        "Die Kinder sind glücklich im Garten."
+    )
+
+
+def test_v2_says_nice_weather_its_own_way():
+    """v2 is left as it was: its "nett" for the weather stays (v2.1 says schön)."""
+    assert _german("The weather is nice.", lx.load()) == "Das Wetter ist nett."
+
+
+# ------------------------------------------------------ a first lesson's phrases
+
+FIRST_LESSON = {
+    "My name is Paul.": "Ich heiße Paul.",
+    "Her name was Maria.": "Sie hieß Maria.",
+    "What is your name?": "Wie heißt du?",
+    "Is his name Tom?": "Heißt er Tom?",
+    "I think that her name is Anna.": "Ich denke, dass sie Anna heißt.",
+    "Hello, my name is Tom.": "Hallo, ich heiße Tom.",
+    "Good morning!": "Guten Morgen!",
+    "Thank you very much.": "Vielen Dank.",
+    "How are you?": "Wie geht es dir?",
+    "Where are you from?": "Woher kommst du?",
+    "Goodbye.": "Auf Wiedersehen.",
+    "See you tomorrow!": "Bis morgen!",
+    "Excuse me, where is the station?": "Entschuldigung, wo ist der Bahnhof?",
+    "Yes, the dog is tired.": "Ja, der Hund ist müde.",
+    "This is my friend.": "Das ist mein Freund.",
+    "That is a good idea.": "Das ist eine gute Idee.",
+    "Is this your book?": "Ist das dein Buch?",
+    "This was very nice.": "Das war sehr schön.",
+    "Do you speak German?": "Sprichst du Deutsch?",
+    "We learn English.": "Wir lernen Englisch.",
+    "Does she understand French?": "Versteht sie Französisch?",
+}
+
+
+@pytest.mark.parametrize("english", FIRST_LESSON)
+def test_first_lesson(english):
+    assert _german(english) == FIRST_LESSON[english]
+
+
+def test_name_is_aligned_word_by_word():
+    """ "My name is Paul" = "Ich heiße Paul": ich says "my", heiße says "name is"."""
+    ex = translate("My name is Paul.")
+    assert ex is not None
+    assert ex.alignment == ((0,), (1, 2), (3,), (4,))
+
+
+def test_thank_you_all_is_no_order():
+    """ "Thank you all ..." is no imperative whose object is "you" (v2 read "Dank euch")."""
+    assert not (_german("Thank you all for the cake.") or "").startswith("Dank euch")
+
+
+# ------------------------------------------------- the hand-checked v2.1 pairs, per tag
+
+# Exact matches of translate(english) with the hand-written German, per construction, as
+# measured when v2.1's grammar was written: a floor. Most misses are English v2.1 cannot read
+# yet (two adverbs of time, "for 15 minutes", "the students'", words not in the lexicon);
+# some are a second right German the hand did not choose (kennen/wissen die Antwort, in die/zur
+# Schule, ... schön sein wird / schön wird), and a few are v2's own word choices (Ehefrau for
+# "wife", am Markt, Lektion for "lesson"), which v2.1 keeps so that v2 stays as it was.
+HAND_CHECKED_FLOOR = {
+    "feminine_profession": 18,
+    "dative_to": 16,
+    "saying_clause": 15,
+    "first_lesson": 21,
+    "time_place": 13,
+    "idiomatic_adjective": 13,
+    "question_do": 12,
+    "negation": 14,
+    "comparison": 17,
+    "possessive_s": 14,
+    "numbers": 16,
+    "lecturer": 13,
+}
+
+
+def test_hand_checked_v2_1_pairs_per_construction():
+    """The grammar's German against pairs written apart from it (data/hand_checked_v2_1.tsv)."""
+    hand = pairs("v2.1")
+    assert {p.construction for p in hand} == set(HAND_CHECKED_FLOOR)
+    exact: Counter[str] = Counter()
+    misses = []
+    for p in hand:
+        got = _german(p.english)
+        if got == p.german:
+            exact[p.construction] += 1
+        else:
+            misses.append(f"[{p.construction}] {p.english} -> {got!r}, hand: {p.german!r}")
+    below = {t: (exact[t], floor) for t, floor in HAND_CHECKED_FLOOR.items() if exact[t] < floor}
+    assert not below, f"{below}\n" + "\n".join(misses)
+
+
+def test_no_woman_is_called_a_man_s_noun(sample):
+    """ "The lawyer is a son, but she ..." would make die Anwältin a son: read from the
+    English and German words, independent of the code that draws again."""
+    male = {n.en for n in lx.load().nouns if n.sex == "m"}
+    feminine = {n.de for n in lx.load_version("v2.1").feminine}
+    for ex in sample:
+        words = [w.lower() for w in ex.english]
+        called = {words[k + 2] for k in range(len(words) - 2) if words[k] in ("is", "was")}
+        called |= {words[k + 1] for k in range(len(words) - 1) if words[k] in ("is", "was")}
+        if feminine & set(ex.german):
+            assert not (called & male), ex.english_text
+
+
+def test_v2_1_is_the_same_in_every_process():
+    """A training run regenerates the corpus in worker processes, whose string hashes differ:
+    v2.1 must not depend on the order of a set."""
+    code = (
+        "from corpus.generator import generate; import hashlib; "
+        "texts = [e.english_text + e.german_text for e in generate(300, 4, version='v2.1')]; "
+        "print(hashlib.sha256(''.join(texts).encode()).hexdigest())"
+    )
+    root = Path(__file__).resolve().parents[2]
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(digests) == 1
+
+
+def test_no_present_perfect_with_a_finished_time(sample):
+    """English says "stayed at home last week", never "has stayed at home last week"."""
+    finished = ("yesterday", "last", "ago")
+    for ex in sample:
+        words = [w.lower() for w in ex.english]
+        perfect = any(a in words for a in ("has", "have", "hasn't", "haven't")) and any(
+            w.endswith(("ed", "en")) for w in words
+        )
+        if perfect and "had" not in words and not {"that", "because", "when"} & set(words):
+            assert not any(w.startswith(finished) for w in words), ex.english_text
+
+
+def test_a_never_stands_before_a_plural(sample):
+    """ "A pets which bite ..." (v2's relative kind writes it, "Eine Haustiere") is said
+    bare in v2.1; read from the English words."""
+    lex = lx.load()
+    plurals = {n.en_plural for n in lex.nouns if n.en_plural != n.en}
+    adjectives = {a.en for a in lex.adjectives}
+    for ex in sample:
+        words = [w.lower() for w in ex.english]
+        for k, w in enumerate(words[:-1]):
+            if w in ("a", "an"):
+                nxt = words[k + 2] if words[k + 1] in adjectives and k + 2 < len(words) else ""
+                assert words[k + 1] not in plurals and nxt not in plurals, ex.english_text
+
+
+def test_a_woman_s_her_is_never_a_plural_s():
+    assert _german("Six reporters did not offer food to her employee.") == (
+        "Sechs Reporter boten ihrem Mitarbeiter kein Essen an."
+    )
