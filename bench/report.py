@@ -591,7 +591,17 @@ def tabs_section(result: dict) -> str:
             f"within {bar['view_s']:g} s, or named feedback within {bar['feedback_s']:g} s and "
             f"the view within {bar['view_with_feedback_s']:g} s.",
             "",
-            table(["action", "feedback, s", "first feedback shown", "drawn, s", "bar met?"], rows),
+            table(
+                [
+                    "action",
+                    "feedback, s",
+                    "first feedback shown",
+                    "server run, s",
+                    "drawn, s",
+                    "bar met?",
+                ],
+                rows,
+            ),
         ]
     )
 
