@@ -50,11 +50,17 @@ def _spans_in(text: str, words: Sequence[str]) -> list[tuple[int, int] | None]:
     return spans
 
 
+# The corpus the shipped translator learned from: its reference, its gold alignments and its
+# "words it never saw" are that corpus's (v2.1's constructions wait for a model trained on them).
+TRANSLATOR_CORPUS = "v2"
+
+
 def subword_reference(text: str, tokenizer: SubwordTokenizer, max_tokens: int) -> Reference | None:
     """Corpus v2's reference for `text`, mapped onto the sub-word pieces the model reads."""
+    from corpus.lexicon import load_version
     from corpus.parser import translate
 
-    example = translate(text)
+    example = translate(text, load_version(TRANSLATOR_CORPUS))
     if example is None:
         return None
     spans = _spans_in(text, example.english)

@@ -49,3 +49,16 @@ def test_a_missing_full_stop_is_left_unaligned():
 
 def test_no_reference_where_the_grammar_has_none():
     assert subword_reference("Colourless green ideas sleep furiously.", _tokenizer(), 64) is None
+
+
+def test_the_reference_is_the_corpus_the_shipped_translator_learned():
+    """Corpus v2.1 asks a du-question of the past in the perfect ("Hast du den Hund gesehen?",
+    as corpus/data/hand_checked_v2_1.tsv writes it); the shipped translator learned v2's
+    Präteritum, and its page measures it against v2's German until a v2.1 model ships."""
+    from corpus.lexicon import load_version
+    from corpus.parser import translate
+
+    tokenizer = _tokenizer()
+    text = "Did you see the dog?"
+    assert translate(text, load_version("v2.1")).german_text == "Hast du den Hund gesehen?"
+    assert subword_reference(text, tokenizer, 64).text == "Sahst du den Hund?"
