@@ -273,7 +273,7 @@ def test_rescoring_rewrites_the_metrics_and_leaves_the_weights_loadable(shipped,
     metrics = after["metrics"]
     assert metrics["test_set"]["size"] == 4
     assert metrics["two_clauses"]["size"] == metrics["longer_than_median"]["size"] == 2
-    assert metrics["hand_checked_v2"]["size"] == 3
+    assert metrics["hand_checked_v2"]["size"] == metrics["hand_checked_v2_1"]["size"] == 3
     aer = metrics["alignment_error_rate"]["per_head"]
     assert len(aer) == 1 and len(aer[0]) == 2 and all(0 <= v <= 1 for v in aer[0])
     heads = metrics["coreference_heads"]
