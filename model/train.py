@@ -97,6 +97,9 @@ class Recipe:
     # data: corpus v2, generated from a seed; the held-out sets use other seeds
     train_size: int
     data_seed: int = 1
+    # the corpus version the pairs are drawn from ("v2.1" adds the constructions of a first
+    # class, corpus/lesson.py); the held-out sets and their figures stay v2's
+    corpus: str = "v2"
     test_seed: int = 2
     vocab_size: int = 8000
     # the model (Table 3's names)
@@ -198,26 +201,26 @@ def rate(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
 AlignedText = tuple[list[str], list[str], list[list[int]]]
 
 
-def _generate_chunk(args: tuple[int, int, bool]) -> list[Any]:
-    n, seed, aligned = args
+def _generate_chunk(args: tuple[int, int, bool, str]) -> list[Any]:
+    n, seed, aligned, version = args
+    examples = generate(n, seed=seed, version=version)
     if aligned:
         return [
-            (list(ex.english), list(ex.german), [list(a) for a in ex.alignment])
-            for ex in generate(n, seed=seed)
+            (list(ex.english), list(ex.german), [list(a) for a in ex.alignment]) for ex in examples
         ]
-    return [(ex.english_text, ex.german_text) for ex in generate(n, seed=seed)]
+    return [(ex.english_text, ex.german_text) for ex in examples]
 
 
 def training_texts(
-    size: int, seed: int, workers: int = 2, cache: Path | None = None
+    size: int, seed: int, workers: int = 2, cache: Path | None = None, corpus: str = "v2"
 ) -> list[tuple[str, str]]:
-    """(English, German) training pairs: corpus v2 in chunks of 5,000 with seeds derived from
-    `seed`, generated on `workers` processes; the same list for the same arguments. `cache`
+    """(English, German) training pairs: corpus `corpus` in chunks of 5,000 with seeds derived
+    from `seed`, generated on `workers` processes; the same list for the same arguments. `cache`
     keeps them on this machine (keyed by the arguments and the corpus's files)."""
-    key = f"{size}-{seed}-{_corpus_digest()}"
+    key = f"{size}-{seed}-{_version_key(corpus)}{_corpus_digest()}"
     if cache is not None and (cache / f"texts-{key}.json").exists():
         return [tuple(p) for p in json.loads((cache / f"texts-{key}.json").read_text())]
-    texts = _generate(size, seed, workers, aligned=False)
+    texts = _generate(size, seed, workers, aligned=False, version=corpus)
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
         (cache / f"texts-{key}.json").write_text(json.dumps(texts, ensure_ascii=False))
@@ -225,18 +228,24 @@ def training_texts(
 
 
 def aligned_training_texts(
-    size: int, seed: int, workers: int = 2, cache: Path | None = None
+    size: int, seed: int, workers: int = 2, cache: Path | None = None, corpus: str = "v2"
 ) -> list[AlignedText]:
     """`training_texts` as words, with the grammar's gold word alignment of every pair: the same
     sentences, for a recipe that supervises a head's alignment."""
-    file = None if cache is None else cache / f"aligned-{size}-{seed}-{_corpus_digest()}.json"
+    key = f"{size}-{seed}-{_version_key(corpus)}{_corpus_digest()}"
+    file = None if cache is None else cache / f"aligned-{key}.json"
     if file is not None and file.exists():
         return [tuple(t) for t in json.loads(file.read_text())]
-    texts: list[AlignedText] = _generate(size, seed, workers, aligned=True)
+    texts: list[AlignedText] = _generate(size, seed, workers, aligned=True, version=corpus)
     if file is not None:
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(json.dumps(texts, ensure_ascii=False))
     return texts
+
+
+def _version_key(corpus: str) -> str:
+    """A cache file's mark of its corpus version: none for v2, so v2's files keep their names."""
+    return "" if corpus == "v2" else f"{corpus}-"
 
 
 def _corpus_digest() -> str:
@@ -247,9 +256,9 @@ def _corpus_digest() -> str:
     return digest.hexdigest()[:12]
 
 
-def _generate(size: int, seed: int, workers: int, aligned: bool) -> list[Any]:
+def _generate(size: int, seed: int, workers: int, aligned: bool, version: str) -> list[Any]:
     chunk = 5000
-    jobs = [(min(chunk, size - start), seed * 1_000_003 + i, aligned) for i, start in
+    jobs = [(min(chunk, size - start), seed * 1_000_003 + i, aligned, version) for i, start in
             enumerate(range(0, size, chunk))]  # fmt: skip
     if workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(workers) as pool:
@@ -611,10 +620,12 @@ def train(
     started_at = time.perf_counter()
     aligned: list[AlignedText] = []
     if recipe.align_head is not None:
-        aligned = aligned_training_texts(recipe.train_size, recipe.data_seed, workers, cache)
+        aligned = aligned_training_texts(
+            recipe.train_size, recipe.data_seed, workers, cache, recipe.corpus
+        )
         texts = [(join_tokens(en), join_tokens(de)) for en, de, _ in aligned]
     else:
-        texts = training_texts(recipe.train_size, recipe.data_seed, workers, cache)
+        texts = training_texts(recipe.train_size, recipe.data_seed, workers, cache, recipe.corpus)
     data_seconds = time.perf_counter() - started_at
     start_from = read_sidecar(ROOT / recipe.init_from) if recipe.init_from else None
     tokenizer = checkpoint_tokenizer(checkpoint_dir)
@@ -921,7 +932,7 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.data_only:
         make = training_texts if recipe.align_head is None else aligned_training_texts
-        texts = make(recipe.train_size, recipe.data_seed, args.workers, DATA_CACHE)
+        texts = make(recipe.train_size, recipe.data_seed, args.workers, DATA_CACHE, recipe.corpus)
         print(f"{len(texts)} training pairs in {DATA_CACHE}")
         return
     if args.ship_now:

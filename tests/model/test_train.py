@@ -27,6 +27,7 @@ from model.train import (
     ship,
     target_tokens,
     train,
+    training_texts,
 )
 from model.transformer import TransformerConfig, make_model
 from model.weights import WeightsError
@@ -430,3 +431,24 @@ def test_the_gpu_fine_tune_redraws_real_parts_of_the_shipped_model():
     assert {n.split(".")[2] for n in redrawn if n.startswith("encoder.")} == {"3", "4", "5"}
     assert tune.align_head is not None and tune.align_head[0] == config.N - 1
     assert 1 <= tune.align_head[1] <= config.h and tune.fused_attention
+
+
+def test_the_v2_1_fine_tune_goes_on_from_the_shipped_model_on_corpus_v2_1():
+    """configs/en-de-v2.1-finetune-gpu.toml: the shipped architecture and tokenizer size, no
+    part drawn afresh, the supervised head kept; its pairs are corpus v2.1's, which holds
+    sentences corpus v2's grammar cannot read ("My name is Anna.") beside v2's own."""
+    from corpus.lexicon import load_version
+    from corpus.parser import translate
+
+    tune = Recipe.read(ROOT / "configs" / "en-de-v2.1-finetune-gpu.toml")
+    shipped = json.loads((ROOT / tune.init_from).with_suffix(".json").read_text())
+    config = TransformerConfig(**shipped["config"])
+    assert (tune.N, tune.h, tune.d_model, tune.d_ff) == (
+        config.N, config.h, config.d_model, config.d_ff
+    )  # fmt: skip
+    assert tune.corpus == "v2.1" and not tune.reinit and tune.align_head == (5, 1)
+    texts = training_texts(200, tune.data_seed, workers=1, corpus=tune.corpus)
+    v2 = load_version("v2")
+    unread = [en for en, _ in texts if translate(en, v2) is None]
+    assert 10 <= len(unread) <= 190, unread[:5]
+    assert texts != training_texts(200, tune.data_seed, workers=1)  # v2's draw differs
