@@ -12,7 +12,6 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
-from pandas.io.formats.style import Styler
 
 from .state import main_width_px
 
@@ -37,16 +36,18 @@ def grid_width_px(data: Any) -> float:
     )
 
 
-def shown(data: Any) -> pd.DataFrame | Styler:
-    """`data` as a table draws it: columns with missing values print MISSING there and their
-    other values as given (numbers as rounded beforehand, in their shortest form)."""
+def shown(data: Any) -> pd.DataFrame:
+    """`data` as a table draws it: a column with missing values becomes text, MISSING there and
+    its numbers as rounded beforehand, in their shortest form. (Streamlit's grid prints a
+    missing number as "None" whatever a Styler says; text it prints as it is.)"""
     frame = pd.DataFrame(data)
-    gaps = [name for name in frame.columns if frame[name].isna().any()]
-    if not gaps:
-        return frame
-    return frame.style.format(
-        lambda v: f"{v:g}" if isinstance(v, float) else str(v), subset=gaps, na_rep=MISSING
-    )
+    for name in frame.columns:
+        if frame[name].isna().any():
+            frame[name] = [
+                MISSING if pd.isna(v) else (f"{v:g}" if isinstance(v, float) else str(v))
+                for v in frame[name]
+            ]
+    return frame
 
 
 def column_px(share: float) -> int:
