@@ -174,6 +174,8 @@ def one_visit(chromium, sentence: str) -> dict[str, Timing]:
             page.locator('[data-testid="stApp"]').wait_for(timeout=harness.RENDER_TIMEOUT_MS)
             page.evaluate(CLOCK)
             opened = time.perf_counter() - started
+            # the browser's own part: the page and Streamlit's scripts, before the app runs
+            found["shared link: its page shell mounted"] = (None, None, opened, None)
             feedback, what, drawn, server = _settle(page)
             found["shared link (MiniLM head atlas)"] = (
                 None if feedback is None else opened + feedback,

@@ -257,6 +257,19 @@ def _split_preps(cell: str) -> list[str]:
     return cell.split()
 
 
+def _adverbs(name: str, data_dir: Path) -> tuple[Adverb, ...]:
+    return tuple(
+        Adverb(
+            tuple(r["en"].split()),
+            tuple(r["de"].split()),
+            r["kind"],
+            frozenset(r["tenses"].split()),
+            r["front"] == "1",
+        )
+        for r in read_rows(name, data_dir)
+    )
+
+
 @cache
 def load(data_dir: Path = DATA_DIR) -> Lexicon:
     nouns = tuple(_noun(r) for r in read_rows("nouns.tsv", data_dir))
@@ -265,16 +278,7 @@ def load(data_dir: Path = DATA_DIR) -> Lexicon:
         Adjective(r["en"], r["de"], r["de_attributive"] or r["de"], _classes(r["classes"]))
         for r in read_rows("adjectives.tsv", data_dir)
     )
-    adverbs = tuple(
-        Adverb(
-            tuple(r["en"].split()),
-            tuple(r["de"].split()),
-            r["kind"],
-            frozenset(r["tenses"].split()),
-            r["front"] == "1",
-        )
-        for r in read_rows("adverbs.tsv", data_dir)
-    )
+    adverbs = _adverbs("adverbs.tsv", data_dir)
     prepositions = tuple(
         Preposition(
             tuple(r["en"].split()),
@@ -305,16 +309,7 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
         return base
     if version != "v2.1":
         raise ValueError(f"unknown corpus version {version!r}; known: {VERSIONS}")
-    adverbs = tuple(
-        Adverb(
-            tuple(r["en"].split()),
-            tuple(r["de"].split()),
-            r["kind"],
-            frozenset(r["tenses"].split()),
-            r["front"] == "1",
-        )
-        for r in read_rows("adverbs_v2_1.tsv", data_dir)
-    )
+    adverbs = _adverbs("adverbs_v2_1.tsv", data_dir)
     feminine = tuple(
         replace(
             base.noun(r["en"]),
