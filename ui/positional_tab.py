@@ -49,11 +49,6 @@ def render(ctx: state.ViewContext) -> None:
     # first, then beside the paper's sinusoids; it adds nothing to its input, so the sections
     # on the input's parts and on positions switched off in the encoder are the paper's.
     rotary = config.positions == "rotary"
-    if not rotary:
-        # This text's run without positions first, though its section comes last: a new
-        # text's first view names that work at once (its status line), not after the
-        # sinusoids' figures (0.78 s in make bench, section 11); the section reads the cache.
-        _without_positions(ctx)
     if rotary:
         rope_section.render(ctx)
         st.subheader("The paper's way: sinusoids added to the input, once")
@@ -62,6 +57,12 @@ def render(ctx: state.ViewContext) -> None:
         "the order of the words. The paper adds to each input embedding a vector that depends "
         "only on the position (Section 3.5):"
     )
+    if not rotary:
+        # This text's run without positions here, though its section comes last: a new
+        # text's first view names that work at once (its status line), not after the
+        # sinusoids' figures (0.78 s in make bench, section 11); the section reads the cache.
+        # (Not before the text above: the status's emptied slot would be the tab's first.)
+        _without_positions(ctx)
     st.latex(
         r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right), \qquad "
         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
