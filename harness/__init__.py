@@ -165,11 +165,13 @@ def launch_chromium(playwright):
 
 @dataclass
 class PageWatch:
-    """What went wrong in a page: console errors, uncaught exceptions, outside requests."""
+    """What went wrong in a page: console errors, uncaught exceptions, outside requests; and
+    its websockets, to wait on a script run (`script_run`)."""
 
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     outside_requests: list[str] = field(default_factory=list)
+    sockets: list = field(default_factory=list)  # the page's websockets, the newest last
 
     def problems(self) -> list[str]:
         return self.console_errors + self.page_errors + self.outside_requests
@@ -198,6 +200,7 @@ def watch(page) -> PageWatch:
         ),
     )
     page.on("pageerror", lambda err: found.page_errors.append(f"page error: {err}"))
+    page.on("websocket", lambda socket: found.sockets.append(socket))
     page.on(
         "request",
         lambda request: (
@@ -207,6 +210,30 @@ def watch(page) -> PageWatch:
         ),
     )
     return found
+
+
+def _completes_a_run(payload) -> bool:
+    """Whether a frame from Streamlit's websocket is the `script_finished` that ends a rerun
+    request (not FINISHED_EARLY_FOR_RERUN, which another run follows)."""
+    from harness.streamlit_client import COMPLETED, ForwardMsg
+
+    if not isinstance(payload, bytes):
+        return False
+    message = ForwardMsg()
+    message.ParseFromString(payload)
+    return message.WhichOneof("type") == "script_finished" and message.script_finished in COMPLETED
+
+
+@contextlib.contextmanager
+def script_run(watch: PageWatch, timeout_ms: int = RENDER_TIMEOUT_MS):
+    """Until the script run that the block's action starts (a click that reruns the page) has
+    finished, read from the page's websocket: Streamlit shows its running widget only some time
+    into a run, so a page can look idle (`wait_idle`) before the run has begun."""
+    assert watch.sockets, "the page has no websocket to Streamlit yet"
+    with watch.sockets[-1].expect_event(
+        "framereceived", predicate=_completes_a_run, timeout=timeout_ms
+    ):
+        yield
 
 
 def watched_page(context) -> tuple[object, PageWatch]:
@@ -243,6 +270,46 @@ def wait_drawn(page, charts: int = 1, timeout_ms: int = RENDER_TIMEOUT_MS) -> No
         arg=[ACTIVE_PANEL, charts],
         timeout=timeout_ms,
     )
+
+
+# A page is still once its fonts are in and nothing in its DOM has changed for STILL_MS: how a
+# test waits for what the page exposes no event for (Plotly laying a figure out again after its
+# first draw, a scroll, a re-layout for a new viewport), instead of sleeping a fixed time.
+STILL_MS = 150
+STILL_TIMEOUT_MS = 10_000
+# Resolves to the time (performance.now) of the page's last DOM change once `quietMs` have passed
+# without one. The observer stays on the page's body (new content gets a new one), so
+# `changed_since` can tell whether anything changed after.
+_WAIT_STILL = r"""
+async ([quietMs, timeoutMs]) => {
+  if (window.__harnessWatched !== document.body) {
+    window.__harnessWatched = document.body;
+    window.__harnessLastChange = performance.now();
+    new MutationObserver(() => { window.__harnessLastChange = performance.now(); })
+      .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  const started = performance.now();
+  await document.fonts.ready;
+  while (performance.now() - window.__harnessLastChange < quietMs) {
+    if (performance.now() - started > timeoutMs) {
+      throw new Error(`the page kept changing for ${timeoutMs} ms`);
+    }
+    await new Promise((wake) => setTimeout(wake, 25));
+  }
+  return window.__harnessLastChange;
+}
+"""
+
+
+def wait_still(page, quiet_ms: int = STILL_MS, timeout_ms: int = STILL_TIMEOUT_MS) -> float:
+    """Until the page has been still for `quiet_ms` (see STILL_MS); returns when it last changed,
+    for `changed_since`. A page that keeps changing for `timeout_ms` is an error."""
+    return page.evaluate(_WAIT_STILL, [quiet_ms, timeout_ms])
+
+
+def changed_since(page, still_since: float) -> bool:
+    """Whether the page's DOM changed after the `wait_still` that returned `still_since`."""
+    return page.evaluate("() => window.__harnessLastChange") != still_since
 
 
 def active_panel(page):

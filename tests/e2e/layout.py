@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import harness
+
 # One function run in the page. Boxes are compared as rotated rectangles (the four corners of
 # each element's own box mapped to the screen), so tick labels turned by 30° or 45° are not
 # reported as overlapping when only their axis-aligned hulls touch.
@@ -128,6 +130,19 @@ class LayoutProblem:
 def layout_problems(page, min_font_px: float) -> list[LayoutProblem]:
     """Every layout problem of the visible Plotly figures on `page` (see the module docstring)."""
     return [LayoutProblem(**p) for p in page.evaluate(PROBE, min_font_px)]
+
+
+def settled_layout_problems(page, min_font_px: float, attempts: int = 5) -> list[str]:
+    """The layout problems once Plotly has settled: it may lay a figure out again after its first
+    draw (automatic margins, or a width Streamlit measures a frame later), so the page is read
+    once it is still (`harness.wait_still`), and again if it changed during the reading. (A fixed
+    400 ms wait between two readings did this before: 73 s of a run.)"""
+    for _ in range(attempts):
+        still_since = harness.wait_still(page)
+        problems = sorted({str(p) for p in layout_problems(page, min_font_px)})
+        if not harness.changed_since(page, still_since):
+            return problems
+    raise AssertionError(f"the page changed during each of {attempts} readings of its layout")
 
 
 # Streamlit draws a select box's chosen option as the value of an <input> that scrolls instead

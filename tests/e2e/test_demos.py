@@ -99,7 +99,18 @@ def _show_first_figure(page) -> int:
         "element => { element.style.scrollMarginTop = '80px';"
         " element.scrollIntoView({block: 'start'}); }"
     )
-    page.wait_for_timeout(300)  # the scroll is not an event the page reports
+    # A scroll is not an event the page reports, and a smooth one takes frames: until the
+    # figure stands still from one frame to the next.
+    chart.evaluate(
+        """element => new Promise((done) => {
+            let last = null;
+            const look = () => {
+                const top = element.getBoundingClientRect().top;
+                if (top === last) done(); else { last = top; requestAnimationFrame(look); }
+            };
+            requestAnimationFrame(look);
+        })"""
+    )
     return 1
 
 

@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 import pytest
 
 import harness
-from tests.e2e.layout import layout_problems, widget_problems
+from tests.e2e.layout import settled_layout_problems, widget_problems
 
 
 @dataclass(frozen=True)
@@ -127,19 +127,6 @@ def pages() -> list[tuple[str, dict[str, str]]]:
 PAGES = pages()
 
 
-def stable_problems(page, screen: Screen) -> list[str]:
-    """The problems once Plotly has settled: it may re-lay a figure out after its first draw
-    (automatic margins), so the reading is repeated until two agree."""
-    previous = None
-    for _ in range(5):
-        current = sorted({str(p) for p in layout_problems(page, screen.min_font_px)})
-        if current == previous:
-            return current
-        previous = current
-        page.wait_for_timeout(400)  # a re-layout is not an event the page exposes
-    return previous
-
-
 @pytest.fixture(scope="module")
 def pages(browser):
     """One page a screen, kept for the module: each test loads its URL into it afresh (a new
@@ -172,7 +159,7 @@ def test_figures_readable(server, pages, screen, page_id, params):
         harness.EXCEPTION
     ).first.inner_text()
     assert watch.problems() == []
-    problems = stable_problems(page, screen)
+    problems = settled_layout_problems(page, screen.min_font_px)
     checked, cut = widget_problems(page)
     problems += [str(p) for p in cut]
     # The laptop's sidebar is open, so its model select box is always read: a Streamlit whose

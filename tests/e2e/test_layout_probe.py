@@ -6,7 +6,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import pytest
 
-from tests.e2e.layout import layout_problems, widget_problems
+import harness
+from tests.e2e.layout import layout_problems, settled_layout_problems, widget_problems
 
 
 def _figure(**layout) -> go.Figure:
@@ -66,6 +67,43 @@ def test_overprinted_tick_labels_are_found(page):
     fig.update_layout(width=500, height=400, xaxis_tickangle=0, font={"size": 16}, template="none")
     found = _problems(page, fig)
     assert any("texts overlap" in p and "category" in p for p in found), found
+
+
+# A figure that lays itself out again and again, as Plotly does after its first draw: its title
+# grows a word every 60 ms for half a second, and only the last titles are too long for it.
+GROWING_TITLE = """
+<script>
+  const gd = document.querySelector('.js-plotly-plot');
+  let words = 1;
+  const grow = () => {
+    Plotly.relayout(gd, {title: {text: 'A title that grows ' + 'and grows '.repeat(words)}});
+    if (++words <= 8) setTimeout(grow, 60);
+  };
+  setTimeout(grow, 60);
+</script>
+"""
+
+
+def test_a_figure_is_read_once_it_has_stopped_changing(page):
+    """A reading taken while the figure is still being laid out misses its final state; the
+    settled reading waits for it."""
+    html = _figure().to_html(include_plotlyjs=True, full_html=True)
+    page.set_content(html.replace("</body>", GROWING_TITLE + "</body>"))
+    page.wait_for_function(
+        "() => (document.querySelector('.js-plotly-plot') || {})._fullLayout !== undefined"
+    )
+    early = [str(p) for p in layout_problems(page, 12)]
+    settled = settled_layout_problems(page, 12)
+    assert not any("cut off by the figure" in p for p in early), early
+    assert any("cut off by the figure" in p and "grows and grows" in p for p in settled), settled
+    title = page.evaluate("() => document.querySelector('.gtitle').textContent")
+    assert title.count("and grows") == 8
+
+
+def test_a_page_that_never_stops_changing_is_an_error_not_a_reading(page):
+    page.set_content("<p id=t>0</p><script>setInterval(() => t.textContent++, 20)</script>")
+    with pytest.raises(Exception, match="the page kept changing for 500 ms"):
+        harness.wait_still(page, quiet_ms=150, timeout_ms=500)
 
 
 def _select_box(width_px: int, option: str, left_px: int = 0) -> str:

@@ -62,7 +62,8 @@ def shoot(page, name: str, height: int) -> None:
     """The whole view: a viewport as tall as the view, then a screenshot of the page."""
     page.set_viewport_size({"width": 1400, "height": height})
     harness.wait_drawn(page)
-    page.wait_for_timeout(500)  # Plotly re-lays out the figures for the new viewport (no event)
+    # Plotly lays the figures out again for the new viewport, once Streamlit has measured it
+    harness.wait_still(page, quiet_ms=300)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     harness.save_screenshot(page, SCREENSHOTS / f"paper-{name}.png")
 

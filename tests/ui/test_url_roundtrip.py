@@ -182,7 +182,9 @@ SCREENS = [
     ),  # fmt: skip
     (ENCODER_DECODER, "Model", {}, {"vocab_search": "dog"}),
     (
-        ENCODER_DECODER,
+        # the trained translator, not the untrained one: that decodes to its length limit (2n +
+        # 10 tokens), and integrating the gradients of every step it wrote took 24 s of this file
+        "en-de",
         "Attention vs gradients",
         {},
         {"attr_layer": "3", "attr_head": "4", "attr_steps": "16", "attr_word": ANOTHER},
