@@ -850,7 +850,7 @@ def ship(
     recipe = recipe_of_run(recipe, progress)
     sidecar = {
         "name": recipe.name,
-        "corpus": "v2",
+        "corpus": recipe.corpus,
         "config": asdict(config),
         "tokenizer": json.loads(tokenizer.to_json()),
         "training": {
