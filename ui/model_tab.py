@@ -153,6 +153,57 @@ def _lookup(metrics: dict, path: str):
     return metrics
 
 
+def training_stages(training: dict) -> list[dict]:
+    """The runs that made the weights, the first (from scratch) first: a fine-tune's sidecar
+    holds what it started from under `fine_tuned_from`, which may be a fine-tune itself."""
+    stages = [training]
+    while stages[0].get("fine_tuned_from"):
+        stages.insert(0, stages[0]["fine_tuned_from"])
+    return stages
+
+
+def stages_caption(stages: list[dict]) -> str:
+    """How the runs followed one another, in steps, e.g. "First trained from scratch for 21,400
+    steps; then fine-tuned for 1,741 (the second curve); then for 1,277 (the third curve)."""
+    ordinals = ("second", "third", "fourth", "fifth", "sixth")
+    parts = [f"First trained from scratch for {stages[0]['steps']:,} steps"]
+    for n, stage in enumerate(stages[1:]):
+        then = "then fine-tuned for" if n == 0 else "then for"
+        curve = f" (the {ordinals[n]} curve)" if n < len(ordinals) else ""
+        parts.append(f"{then} {stage['steps']:,}{curve}")
+    return "; ".join(parts) + "."
+
+
+def _render_training(ctx: state.ViewContext, training: dict, vocabulary: int) -> None:
+    """Each run's loss curve against the label-smoothing floor, and every run's record."""
+    floor = smoothed_loss_floor(vocabulary, training["label_smoothing"])
+    stages = training_stages(training)
+    if len(stages) > 1:
+        st.caption(stages_caption(stages))
+    for n, stage in enumerate(stages):
+        if not stage.get("loss_history"):
+            continue
+        if n > 0 and stage.get("recipe", {}).get("align_head"):
+            st.caption(
+                "This fine-tune's loss adds the supervised head's alignment loss × "
+                f"{stage['recipe']['align_weight']} to the translation's, so it may sit above "
+                "the floor."
+            )
+        state.plot(
+            loss_curve(stage["loss_history"], floor, ctx.presentation), key=f"model_loss_{n}"
+        )
+    st.json(_without_histories(training))
+
+
+def _without_histories(record: dict) -> dict:
+    """A run's record as the page prints it: its loss curves are drawn above, not listed."""
+    return {
+        k: _without_histories(v) if isinstance(v, dict) else v
+        for k, v in record.items()
+        if k != "loss_history"
+    }
+
+
 def render(ctx: state.ViewContext) -> None:
     loaded, trace = ctx.loaded, ctx.trace
     left, right = st.columns(2)
@@ -172,32 +223,7 @@ def render(ctx: state.ViewContext) -> None:
     training = loaded.info.get("training")
     if training:
         with st.expander("How it was trained (Section 5)"):
-            floor = smoothed_loss_floor(len(loaded.tokenizer.itos), training["label_smoothing"])
-            base = training.get("fine_tuned_from")
-            if base and base.get("loss_history"):
-                st.caption(
-                    f"First trained from scratch for {base['steps']:,} steps; then fine-tuned "
-                    f"for {training['steps']:,} (the second curve)."
-                )
-                state.plot(
-                    loss_curve(base["loss_history"], floor, ctx.presentation),
-                    key="model_base_loss",
-                )
-            if training.get("loss_history"):
-                if base and training["recipe"].get("align_head"):
-                    st.caption(
-                        "The fine-tune's loss adds the supervised head's alignment loss × "
-                        f"{training['recipe']['align_weight']} to the translation's, so it may "
-                        "sit above the floor."
-                    )
-                state.plot(
-                    loss_curve(training["loss_history"], floor, ctx.presentation),
-                    key="model_loss",
-                )
-            shown = {k: v for k, v in training.items() if k != "loss_history"}
-            if base:
-                shown["fine_tuned_from"] = {k: v for k, v in base.items() if k != "loss_history"}
-            st.json(shown)
+            _render_training(ctx, training, len(loaded.tokenizer.itos))
     if "description" in loaded.info:
         st.caption(str(loaded.info["description"]))
     VOCAB_SEARCH.seed("")

@@ -155,11 +155,15 @@ def test_the_model_tab_draws_the_translators_training_loss_down_to_its_floor():
     at.run()
     assert not at.exception
     figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-    # the shipped model is a fine-tune: the curve of the model it started from, then its own
+    # the shipped model is a fine-tune: the curve of each run it started from, oldest first,
+    # then its own
     curves = [f for f in figures if "training loss" in f["layout"]["title"]["text"]]
     training = json.loads((WEIGHTS_DIR / "en-de.json").read_text())["training"]
-    histories = [training["fine_tuned_from"]["loss_history"], training["loss_history"]]
-    assert len(curves) == len(histories) == 2
+    runs = [training]
+    while "fine_tuned_from" in runs[-1]:
+        runs.append(runs[-1]["fine_tuned_from"])
+    histories = [run["loss_history"] for run in reversed(runs)]
+    assert len(curves) == len(histories) >= 2
     for loss, history in zip(curves, histories):
         assert list(loss["data"][0]["x"]) == [step for step, _ in history]
         np.testing.assert_allclose(loss["data"][0]["y"], [value for _, value in history])
@@ -167,7 +171,21 @@ def test_the_model_tab_draws_the_translators_training_loss_down_to_its_floor():
         assert 0.9 < floor_line["y0"] == floor_line["y1"] < min(value for _, value in history)
         assert loss["layout"]["xaxis"]["title"]["text"] == "training step"
     captions = " ".join(c.value for c in at.caption)
-    assert f"from scratch for {training['fine_tuned_from']['steps']:,} steps" in captions
+    assert f"from scratch for {runs[-1]['steps']:,} steps" in captions
+    assert f"then fine-tuned for {runs[-2]['steps']:,} (the second curve)" in captions
+
+
+def test_a_fine_tune_of_a_fine_tune_names_each_run_in_order():
+    from ui.model_tab import stages_caption, training_stages
+
+    first = {"steps": 21400}
+    second = {"steps": 1741, "fine_tuned_from": first}
+    third = {"steps": 1277, "fine_tuned_from": second}
+    assert training_stages(third) == [first, second, third]
+    assert stages_caption(training_stages(third)) == (
+        "First trained from scratch for 21,400 steps; then fine-tuned for 1,741 (the second "
+        "curve); then for 1,277 (the third curve)."
+    )
 
 
 def test_a_shared_link_reopens_the_vocabulary_search():
