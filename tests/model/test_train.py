@@ -13,6 +13,7 @@ import torch
 from safetensors.torch import load_file
 
 import model.train as training
+from corpus.hand_checked import pairs
 from model.evaluate import main as evaluate_main
 from model.evaluate import quick_look
 from model.subword import SubwordTokenizer
@@ -281,6 +282,31 @@ def test_rescoring_rewrites_the_metrics_and_leaves_the_weights_loadable(shipped,
     assert heads["links"] >= 2 and len(heads["encoder_self_attention"][0]) == 2
     assert "exact_match" in json.loads(capsys.readouterr().out)["beam4"]
     load_trained(torch.device("cpu"), copy)  # the sha256 still matches
+
+
+def test_rescoring_the_hand_checked_files_alone_keeps_the_other_figures(shipped, tmp_path):
+    """`--hand-checked-only`: v2, v2.1 and v1 scored, each with its misses against the German
+    written by hand; the held-out figures and the weights stay as they were."""
+    copy = tmp_path / "tiny.safetensors"
+    shutil.copy(shipped, copy)
+    before = json.loads(shipped.with_suffix(".json").read_text())
+    before["metrics"] = {"beam4": {"exact_match": 0.25}, "coreference": {"size": 2}}
+    copy.with_suffix(".json").write_text(json.dumps(before))
+    evaluate_main(["--weights", str(copy), "--hand-size", "3", "--hand-checked-only"])
+    after = json.loads(copy.with_suffix(".json").read_text())
+    metrics = after["metrics"]
+    assert after["sha256"] == before["sha256"] and metrics["beam4"] == {"exact_match": 0.25}
+    for key, version in (("hand_checked_v2", "v2"), ("hand_checked_v2_1", "v2.1")) + (
+        ("hand_checked_v1", "v1"),
+    ):
+        hand = {p.english: p.german for p in pairs(version)[:3]}
+        scored = metrics[key]
+        assert scored["size"] == 3
+        # a tiny model trained for seconds writes none of them right
+        assert [m[:2] for m in scored["misses"]] == [[e, g] for e, g in hand.items()]
+        assert scored["exact_match"] == 0.0
+    assert metrics["coreference"]["size"] == 2
+    assert "hand_written_pronoun_pairs" in metrics["coreference"]
 
 
 def test_ship_now_ships_a_stopped_runs_checkpoint_as_it_stands(runs, tmp_path, monkeypatch):
