@@ -5,18 +5,22 @@
 #
 #   deploy/render-nginx-conf.sh --base-path /atlas --listen 127.0.0.1:8080 \
 #       --access-log /var/log/nginx/atlas.access.log 8501 8502 8503 > /etc/nginx/conf.d/atlas.conf
+#
+# --fail-timeout SECONDS (default 10): how long new browsers skip a process that refused a
+# connection before nginx tries it again (the template's fail_timeout).
 set -euo pipefail
 usage() {
-    echo "usage: $0 --base-path /atlas --listen HOST:PORT --access-log PATH PORT [PORT...]" >&2
+    echo "usage: $0 --base-path /atlas --listen HOST:PORT --access-log PATH [--fail-timeout SECONDS] PORT [PORT...]" >&2
     exit 2
 }
 TEMPLATE="$(dirname "$0")/nginx.conf.template"
-BASE_PATH="" LISTEN="" ACCESS_LOG="" PORTS=()
+BASE_PATH="" LISTEN="" ACCESS_LOG="" FAIL_TIMEOUT=10 PORTS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --base-path) BASE_PATH="${2:-}"; shift 2 ;;
         --listen) LISTEN="${2:-}"; shift 2 ;;
         --access-log) ACCESS_LOG="${2:-}"; shift 2 ;;
+        --fail-timeout) FAIL_TIMEOUT="${2:-}"; shift 2 ;;
         -h | --help) usage ;;
         *) PORTS+=("$1"); shift ;;
     esac
@@ -26,6 +30,7 @@ done
 LISTEN_PATTERN='^([A-Za-z0-9.:]+|\[[0-9A-Fa-f:]+\]:[0-9]+)$'  # host:port, port, or [ipv6]:port
 [[ "$LISTEN" =~ $LISTEN_PATTERN ]] || { echo "--listen: like 127.0.0.1:8080" >&2; usage; }
 [[ "$ACCESS_LOG" =~ ^[A-Za-z0-9._/-]+$ ]] || { echo "--access-log: a plain file path" >&2; usage; }
+[[ "$FAIL_TIMEOUT" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "--fail-timeout: whole seconds, 1 to 9999" >&2; usage; }
 [ ${#PORTS[@]} -gt 0 ] || { echo "give the port of at least one Streamlit process" >&2; usage; }
 for port in "${PORTS[@]}"; do
     [[ "$port" =~ ^[0-9]+$ ]] || { echo "not a port: $port" >&2; usage; }
@@ -35,7 +40,7 @@ if [ "$(printf '%s\n' "${PORTS[@]}" | sort | uniq -d)" ]; then echo "a port give
 server_line() { echo "    server 127.0.0.1:$1 $2;"; }
 UPSTREAMS="upstream atlas_new {"$'\n'"    zone atlas_new 64k;"$'\n'
 for port in "${PORTS[@]}"; do
-    UPSTREAMS+="$(server_line "$port" "max_fails=1 fail_timeout=10s")"$'\n'
+    UPSTREAMS+="$(server_line "$port" "max_fails=1 fail_timeout=${FAIL_TIMEOUT}s")"$'\n'
 done
 UPSTREAMS+="}"
 ROUTE_MAP="" SERVED_MAP=""
