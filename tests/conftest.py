@@ -1,5 +1,6 @@
 """Shared test set-up: one torch thread, and the models loaded once per test session."""
 
+import re
 import sys
 
 import pytest
@@ -58,3 +59,24 @@ def pytest_xdist_make_scheduler(config, log):
             return path if path in WHOLE_FILES else nodeid
 
     return Scheduling(config, log)
+
+
+# `make test` runs the serial tests in a pytest of their own over the files whose text marks
+# tests serial (the Makefile's SERIAL_FILES, a grep for this pattern), not over every file.
+SERIAL_MARK = re.compile(r"mark\.serial")
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test marked serial where the Makefile's grep would not see it (a mark given by a
+    conftest or a helper) would run in neither of `make test`'s runs: fail the run instead."""
+    unseen = sorted(
+        {
+            str(item.path)
+            for item in items
+            if item.get_closest_marker("serial") and not SERIAL_MARK.search(item.path.read_text())
+        }
+    )
+    if unseen:
+        raise pytest.UsageError(
+            f"tests marked serial in files whose text has no 'mark.serial': {unseen}"
+        )
