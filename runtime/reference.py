@@ -50,17 +50,19 @@ def _spans_in(text: str, words: Sequence[str]) -> list[tuple[int, int] | None]:
     return spans
 
 
-# The corpus the shipped translator learned from: its reference, its gold alignments and its
-# "words it never saw" are that corpus's (v2.1's constructions wait for a model trained on them).
-TRANSLATOR_CORPUS = "v2"
+# The corpus a translator whose sidecar names none learned from. A translator's reference, its
+# gold alignments and its "words it never saw" are those of the corpus its sidecar names.
+DEFAULT_CORPUS = "v2"
 
 
-def subword_reference(text: str, tokenizer: SubwordTokenizer, max_tokens: int) -> Reference | None:
-    """Corpus v2's reference for `text`, mapped onto the sub-word pieces the model reads."""
+def subword_reference(
+    text: str, tokenizer: SubwordTokenizer, max_tokens: int, corpus: str = DEFAULT_CORPUS
+) -> Reference | None:
+    """Corpus `corpus`'s reference for `text`, mapped onto the sub-word pieces the model reads."""
     from corpus.lexicon import load_version
     from corpus.parser import translate
 
-    example = translate(text, load_version(TRANSLATOR_CORPUS))
+    example = translate(text, load_version(corpus))
     if example is None:
         return None
     spans = _spans_in(text, example.english)
@@ -93,15 +95,15 @@ def subword_reference(text: str, tokenizer: SubwordTokenizer, max_tokens: int) -
 
 
 @cache
-def corpus_english_words() -> frozenset[str]:
-    """Every English word (lower-cased) corpus v2 can write: each form of the lexicon's nouns,
+def corpus_english_words(corpus: str = DEFAULT_CORPUS) -> frozenset[str]:
+    """Every English word (lower-cased) the corpus can write: each form of the lexicon's nouns,
     verbs, adjectives, adverbs, prepositions and names, and the closed-class words (pronouns,
     auxiliaries, conjunctions, numbers) as a sample of 2,000 generated sentences writes them
     (the most frequent words of every sentence; about 3 s, once per server)."""
     from corpus.generator import generate
-    from corpus.lexicon import load
+    from corpus.lexicon import load_version
 
-    lexicon = load()
+    lexicon = load_version(corpus)
     words: set[str] = set()
     for noun in lexicon.nouns:
         words |= {noun.en, noun.en_plural}
@@ -112,17 +114,17 @@ def corpus_english_words() -> frozenset[str]:
         words |= set(adverb.en)
     for preposition in lexicon.prepositions:
         words |= set(preposition.en)
-    for example in generate(2000, seed=0):
+    for example in generate(2000, seed=0, lex=lexicon, version=corpus):
         words |= set(example.english)
     return frozenset(w.lower() for w in words)
 
 
-def unseen_words(text: str) -> tuple[str, ...]:
-    """The words of `text` that corpus v2 never writes, in order, each once: words the
+def unseen_words(text: str, corpus: str = DEFAULT_CORPUS) -> tuple[str, ...]:
+    """The words of `text` that the corpus never writes, in order, each once: words the
     translator never saw in training."""
     from corpus.parser import tokenize
 
-    known = corpus_english_words()
+    known = corpus_english_words(corpus)
     out: list[str] = []
     for word in tokenize(text):
         # numbers and punctuation are copied or written as they are, not learned as words

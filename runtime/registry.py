@@ -30,7 +30,7 @@ from model.weights import (
 
 from .atlas import BUILT_IN_SIZE
 from .loaded import LoadedModel, ModelUnavailable, prepare
-from .reference import corpus_english_words, subword_reference, unseen_words
+from .reference import DEFAULT_CORPUS, corpus_english_words, subword_reference, unseen_words
 
 
 @dataclass(frozen=True)
@@ -98,12 +98,13 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
     except (KeyError, TypeError, RuntimeError) as err:
         raise ModelUnavailable(f"the weights of {path.name} do not fit the model ({err})") from None
     max_source_tokens = 64
+    corpus = sidecar.get("corpus", DEFAULT_CORPUS)  # the corpus its recipe trained on
     # the corpus's English words take a few seconds to gather, and the head atlas's held-out
     # sentences ~0.85 s to draw; done now, beside the page's first run, they are ready when an
     # output of low confidence asks why and before the atlas's progress bar can show
     held_out = partial(held_out_sentences, seed=_test_seed(sidecar))
     threading.Thread(
-        target=lambda: (corpus_english_words(), held_out(BUILT_IN_SIZE)), daemon=True
+        target=lambda: (corpus_english_words(corpus), held_out(BUILT_IN_SIZE)), daemon=True
     ).start()
     return LoadedModel(
         name="en-de",
@@ -112,12 +113,14 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
         tokenizer=tokenizer,
         device=device,
         max_source_tokens=max_source_tokens,
-        reference=partial(subword_reference, tokenizer=tokenizer, max_tokens=max_source_tokens),
+        reference=partial(
+            subword_reference, tokenizer=tokenizer, max_tokens=max_source_tokens, corpus=corpus
+        ),
         special_tokens=frozenset({"<s>", "</s>", "<unk>"}),
         info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
         held_out=held_out,
         capitalised=True,
-        unseen_words=unseen_words,
+        unseen_words=partial(unseen_words, corpus=corpus),
     )
 
 

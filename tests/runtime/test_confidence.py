@@ -40,6 +40,10 @@ def test_a_sentence_the_grammar_never_writes_is_called_probably_wrong_and_why(tr
 def test_words_the_corpus_never_writes_are_named(translator):
     assert unseen_words("The dog sees 42 zeppelins.") == ("zeppelins",)
     assert unseen_words("My sister reads a long book.") == ()
+    # v2.1 writes comparatives and a first lesson's phrases: words v2 never did
+    text = "Thank you. My name is Anna and my brother is older than Tom."
+    assert unseen_words(text) == ("older", "than")
+    assert unseen_words(text, "v2.1") == ()
     why = why_unsure(translator, "The quixotic dog sees a zeppelin.")
     assert "“quixotic”, “zeppelin”" in why
 
