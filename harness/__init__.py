@@ -497,6 +497,28 @@ def vm_rss(pid: int) -> int:
     return int(match.group(1)) * 1024 if match else 0
 
 
+# A server's memory has settled once VmRSS has moved by less than RSS_STEADY_BYTES for
+# RSS_STEADY_S: what the server does after its runs (freeing, caching) has no event to wait on.
+RSS_STEADY_BYTES = 2**20
+RSS_STEADY_S = 0.5
+
+
+async def steady_rss(
+    pid: int, quiet_s: float = RSS_STEADY_S, timeout_s: float = 10.0, step_s: float = 0.05
+) -> int:
+    """VmRSS of `pid` once it has held within RSS_STEADY_BYTES for `quiet_s` (at most
+    `timeout_s`, then as it is), polled without blocking the caller's event loop."""
+    loop = asyncio.get_running_loop()
+    started = since = loop.time()
+    settled = vm_rss(pid)
+    while loop.time() - since < quiet_s and loop.time() - started < timeout_s:
+        await asyncio.sleep(step_s)  # a poll of /proc: memory use sends no event
+        now = vm_rss(pid)
+        if abs(now - settled) >= RSS_STEADY_BYTES:
+            settled, since = now, loop.time()
+    return vm_rss(pid)
+
+
 def descendants(pid: int) -> list[int]:
     """Every process below `pid`, from each process's parent in /proc/<pid>/stat."""
     children: dict[int, list[int]] = {}

@@ -21,7 +21,6 @@ at 400 tokens; tests/ui/test_trace_cache.py checks that formula against `Trace.n
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import pytest
@@ -280,16 +279,15 @@ def test_an_idle_session_costs_little(tmp_path):
                     problems.extend(
                         f"session {i}: {p}" for p in heatmap_problems(await session.rerun(), tokens)
                     )
-                await asyncio.sleep(1.0)  # let the server finish what it does after the runs
-                figures["open"] = harness.vm_rss(server.pid)
+                # once the server has finished what it does after the runs
+                figures["open"] = await harness.steady_rss(server.pid)
             figures["peak"], figures["seconds"] = rss.peak, time.monotonic() - started
             figures["bytes_sent"] = sum(s.bytes_received for s in sessions[1:]) / IDLE_SESSIONS
         finally:
             for session in sessions:
                 problems.extend(session.problems)
                 await session.close()
-        await asyncio.sleep(2.0)
-        figures["closed"] = harness.vm_rss(server.pid)
+        figures["closed"] = await harness.steady_rss(server.pid)
 
     with harness.running_server(tmp_path) as server:
         harness.run_async(open_sessions(server))
