@@ -6,7 +6,6 @@ translates"), so a model that translates worse than the one shipped fails here b
 reaches users."""
 
 import numpy as np
-import pytest
 
 from corpus.hand_checked import pairs
 from runtime import registry, trace
@@ -16,6 +15,8 @@ SENTENCE = "The small dog sees the old man."
 # the floors keep a later model from shipping worse than that.
 MIN_HAND_CHECKED_V2 = 0.88
 MIN_HAND_CHECKED_V1 = 0.90
+# v2.1, what a first class types: 66 of 243 (27.2%) for the shipped weights, which never saw it
+MIN_HAND_CHECKED_V2_1 = 0.25
 
 
 def test_the_shipped_weights_are_scored_on_the_held_out_sets_and_open_the_page(translator):
@@ -40,23 +41,37 @@ def test_the_hand_checked_figures_are_the_shipped_weights_own(translator):
     hand = pairs("v2")
     assert recorded["size"] == len(hand), "hand_checked.tsv changed: re-evaluate the weights"
     assert recorded["exact_match"] >= MIN_HAND_CHECKED_V2
+    _assert_a_sample_comes_out_as_recorded(translator, hand, recorded)
+
+
+def test_the_first_corpus_figures_are_the_shipped_weights_own(translator):
+    """The sidecar's exact match on the first corpus's pairs is over today's pairs and above the
+    floor, and every fifth pair comes out as recorded (re-running all 89 took 18 s)."""
+    recorded = translator.info["metrics"]["hand_checked_v1"]
+    hand = pairs("v1")
+    assert recorded["size"] == len(hand), "hand_checked_v1.tsv changed: re-evaluate the weights"
+    assert recorded["exact_match"] >= MIN_HAND_CHECKED_V1
+    _assert_a_sample_comes_out_as_recorded(translator, hand, recorded)
+
+
+def test_the_first_class_figures_are_the_shipped_weights_own(translator):
+    """The same for corpus v2.1's hand-checked pairs (issue 47's sentences of a first class)."""
+    recorded = translator.info["metrics"]["hand_checked_v2_1"]
+    hand = pairs("v2.1")
+    assert recorded["size"] == len(hand), "hand_checked_v2_1.tsv changed: re-evaluate the weights"
+    assert recorded["exact_match"] >= MIN_HAND_CHECKED_V2_1
+    _assert_a_sample_comes_out_as_recorded(translator, hand, recorded)
+
+
+def _assert_a_sample_comes_out_as_recorded(translator, hand, recorded) -> None:
+    """Every fifth hand-checked pair, run through the page's path (beam search), gives the German
+    written by hand or the miss the sidecar lists for it; the misses agree with the figure."""
     misses = {english: output for english, _, output in recorded["misses"]}
     assert len(misses) == round((1 - recorded["exact_match"]) * len(hand))
     sample = hand[::5]
     expected = [misses.get(p.english, p.german) for p in sample]
     got = [trace.run(translator, p.english, decoding="beam").output for p in sample]
     assert got == expected
-
-
-def test_most_first_corpus_pairs_are_translated_exactly(translator):
-    """The first corpus's pairs, all of them (89, a few seconds): nothing it translated regressed
-    below the floor."""
-    hand = pairs("v1")
-    right = [trace.run(translator, p.english, decoding="beam").output == p.german for p in hand]
-    assert sum(right) >= MIN_HAND_CHECKED_V1 * len(hand), (sum(right), len(hand))
-    assert sum(right) / len(hand) == pytest.approx(
-        translator.info["metrics"]["hand_checked_v1"]["exact_match"], abs=1e-4
-    )
 
 
 def test_the_head_tables_name_the_best_head_of_each(translator):
