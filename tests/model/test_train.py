@@ -469,10 +469,15 @@ def test_the_v2_1_fine_tune_goes_on_from_the_shipped_model_on_corpus_v2_1():
     tune = Recipe.read(ROOT / "configs" / "en-de-v2.1-finetune-gpu.toml")
     shipped = json.loads((ROOT / tune.init_from).with_suffix(".json").read_text())
     config = TransformerConfig(**shipped["config"])
-    assert (tune.N, tune.h, tune.d_model, tune.d_ff) == (
-        config.N, config.h, config.d_model, config.d_ff
-    )  # fmt: skip
-    assert tune.corpus == "v2.1" and not tune.reinit and tune.align_head == (5, 1)
+    # the CPU's recipe of the same run (configs/en-de-v2.1-finetune.toml) differs in its batch,
+    # rate and budget only
+    cpu = Recipe.read(ROOT / "configs" / "en-de-v2.1-finetune.toml")
+    for recipe in (tune, cpu):
+        assert (recipe.N, recipe.h, recipe.d_model, recipe.d_ff) == (
+            config.N, config.h, config.d_model, config.d_ff
+        )  # fmt: skip
+        assert recipe.corpus == "v2.1" and not recipe.reinit and recipe.align_head == (5, 1)
+        assert recipe.init_from == tune.init_from
     texts = training_texts(200, tune.data_seed, workers=1, corpus=tune.corpus)
     v2 = load_version("v2")
     unread = [en for en, _ in texts if translate(en, v2) is None]
