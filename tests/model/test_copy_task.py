@@ -39,7 +39,9 @@ def trained(reverse: bool) -> torch.nn.Module:
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     generator = torch.Generator().manual_seed(1)
     model.train()
-    for step in range(1, 401):
+    # 600 steps: at 400 the reversed task was 92.7% learned on an AVX-512 CPU (and above 95% on
+    # the CPU it was written on); the kernels' rounding differs between CPUs
+    for step in range(1, 601):
         for group in optimizer.param_groups:
             group["lr"] = rate(step, config.d_model, warmup=100, factor=0.5)
         src, tgt, _ = batch(generator, 32, reverse)
