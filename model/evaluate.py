@@ -300,8 +300,9 @@ def main(argv: list[str] | None = None) -> None:
     tokenizer = SubwordTokenizer.from_json(json.dumps(sidecar["tokenizer"]))
     if args.hand_checked_only:
         hand = hand_checked_metrics(model, tokenizer, args.hand_size)
-        metrics = sidecar["metrics"] | hand
-        metrics["coreference"]["hand_written_pronoun_pairs"] = hand_pronoun_pairs(hand)
+        metrics = sidecar.get("metrics", {}) | hand  # a --no-look ship has no figures yet
+        if "coreference" in metrics:
+            metrics["coreference"]["hand_written_pronoun_pairs"] = hand_pronoun_pairs(hand)
         write_sidecar(args.weights, dict(sidecar, metrics=metrics))
         print(json.dumps({k: {"exact_match": v["exact_match"]} for k, v in hand.items()}))
         return

@@ -307,6 +307,12 @@ def test_rescoring_the_hand_checked_files_alone_keeps_the_other_figures(shipped,
         assert scored["exact_match"] == 0.0
     assert metrics["coreference"]["size"] == 2
     assert "hand_written_pronoun_pairs" in metrics["coreference"]
+    # weights shipped with no figures at all (--no-look) get the hand-checked ones alone
+    before["metrics"] = {}
+    copy.with_suffix(".json").write_text(json.dumps(before))
+    evaluate_main(["--weights", str(copy), "--hand-size", "2", "--hand-checked-only"])
+    metrics = json.loads(copy.with_suffix(".json").read_text())["metrics"]
+    assert sorted(metrics) == ["hand_checked_v1", "hand_checked_v2", "hand_checked_v2_1"]
 
 
 def test_ship_now_ships_a_stopped_runs_checkpoint_as_it_stands(runs, tmp_path, monkeypatch):
