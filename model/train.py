@@ -100,6 +100,11 @@ class Recipe:
     # the corpus version the pairs are drawn from ("v2.1" adds the constructions of a first
     # class, corpus/lesson.py); the held-out sets and their figures stay v2's
     corpus: str = "v2"
+    # replay: pairs of another version mixed in, from a seed of their own (v2.1 draws v2's kinds
+    # for a fifth of its pairs only; a fine-tune on it alone forgot some of v2, README)
+    replay_size: int = 0
+    replay_seed: int = 6
+    replay_corpus: str = "v2"
     test_seed: int = 2
     vocab_size: int = 8000
     # the model (Table 3's names)
@@ -240,6 +245,20 @@ def aligned_training_texts(
     if file is not None:
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(json.dumps(texts, ensure_ascii=False))
+    return texts
+
+
+def recipe_texts(recipe: Recipe, workers: int, cache: Path | None) -> list[Any]:
+    """A recipe's training pairs: `train_size` of its corpus, then `replay_size` of its replay
+    corpus (batches are shuffled, so the order here does not matter); aligned where the recipe
+    supervises a head."""
+    make: Callable[..., list[Any]]
+    make = training_texts if recipe.align_head is None else aligned_training_texts
+    texts = make(recipe.train_size, recipe.data_seed, workers, cache, recipe.corpus)
+    if recipe.replay_size:
+        texts += make(
+            recipe.replay_size, recipe.replay_seed, workers, cache, recipe.replay_corpus
+        )
     return texts
 
 
@@ -620,12 +639,10 @@ def train(
     started_at = time.perf_counter()
     aligned: list[AlignedText] = []
     if recipe.align_head is not None:
-        aligned = aligned_training_texts(
-            recipe.train_size, recipe.data_seed, workers, cache, recipe.corpus
-        )
+        aligned = recipe_texts(recipe, workers, cache)
         texts = [(join_tokens(en), join_tokens(de)) for en, de, _ in aligned]
     else:
-        texts = training_texts(recipe.train_size, recipe.data_seed, workers, cache, recipe.corpus)
+        texts = recipe_texts(recipe, workers, cache)
     data_seconds = time.perf_counter() - started_at
     start_from = read_sidecar(ROOT / recipe.init_from) if recipe.init_from else None
     tokenizer = checkpoint_tokenizer(checkpoint_dir)
@@ -931,8 +948,7 @@ def main(argv: list[str] | None = None) -> None:
     from .evaluate import evaluate, quick_look
 
     if args.data_only:
-        make = training_texts if recipe.align_head is None else aligned_training_texts
-        texts = make(recipe.train_size, recipe.data_seed, args.workers, DATA_CACHE, recipe.corpus)
+        texts = recipe_texts(recipe, args.workers, DATA_CACHE)
         print(f"{len(texts)} training pairs in {DATA_CACHE}")
         return
     if args.ship_now:
