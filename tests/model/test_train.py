@@ -25,6 +25,7 @@ from model.train import (
     native_bf16,
     plan_budget,
     rate,
+    recipe_texts,
     ship,
     target_tokens,
     train,
@@ -489,3 +490,25 @@ def test_the_v2_1_fine_tune_goes_on_from_the_shipped_model_on_corpus_v2_1():
     unread = [en for en, _ in texts if translate(en, v2) is None]
     assert 10 <= len(unread) <= 190, unread[:5]
     assert texts != training_texts(200, tune.data_seed, workers=1)  # v2's draw differs
+
+
+def test_a_replaying_recipe_trains_on_its_corpus_and_the_replayed_one():
+    """replay_size pairs of replay_corpus from replay_seed join the recipe's own: the v2.1 GPU
+    fine-tune sees as many fresh v2 pairs as v2.1 pairs, every one of which v2's parser reads."""
+    from corpus.generator import generate
+    from corpus.lexicon import load_version
+    from corpus.parser import translate
+
+    tune = Recipe.read(ROOT / "configs" / "en-de-v2.1-finetune-gpu.toml")
+    assert (tune.corpus, tune.replay_corpus) == ("v2.1", "v2")
+    assert tune.replay_size == tune.train_size and tune.replay_seed != tune.data_seed
+    small = replace(tune, train_size=40, replay_size=30, align_head=None)
+    texts = recipe_texts(small, workers=1, cache=None)
+    assert len(texts) == 70
+    assert texts[:40] == training_texts(40, tune.data_seed, workers=1, corpus="v2.1")
+    # one chunk of the replay seed, drawn straight from the generator
+    replayed = generate(30, seed=tune.replay_seed * 1_000_003, version="v2")
+    assert texts[40:] == [(ex.english_text, ex.german_text) for ex in replayed]
+    v2 = load_version("v2")
+    assert all(translate(en, v2) is not None for en, _ in texts[40:])
+    assert recipe_texts(replace(small, replay_size=0), workers=1, cache=None) == texts[:40]
