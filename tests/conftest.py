@@ -48,6 +48,20 @@ def _keep_main_module():
 # setting `item._nodeid`, which pytest 9 no longer reads. A fresh-clone run split
 # test_url_roundtrip.py between the workers and failed its summary tests.)
 WHOLE_FILES = {"tests/ui/test_url_roundtrip.py", "tests/runtime/test_smollm2.py"}
+# The layout check reads each page at both screens (tests/e2e/test_layout.py's SCREENS, the last
+# part of the id): both go to one worker, one after the other, so the second reads what that
+# worker's server cached for the first (SmolLM2's head atlas took ~50 s on each worker's server).
+SCREEN_OF_A_PAGE = re.compile(r"^(tests/e2e/test_layout\.py::\w+\[.+)-(lecture-1920|laptop-1280)\]$")
+
+
+def scope(nodeid: str) -> str:
+    """The unit `pytest -n 2` hands a worker whole: a file of WHOLE_FILES, a layout page at
+    every screen, or else the test alone."""
+    path = nodeid.split("::", 1)[0]
+    if path in WHOLE_FILES:
+        return path
+    page = SCREEN_OF_A_PAGE.match(nodeid)
+    return page.group(1) + "]" if page else nodeid
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -55,8 +69,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class Scheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return path if path in WHOLE_FILES else nodeid
+            return scope(nodeid)
 
     return Scheduling(config, log)
 

@@ -29,3 +29,17 @@ def test_the_makefile_greps_for_the_pattern_the_guard_checks():
 
     makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
     assert f"SERIAL_MARK := {SERIAL_MARK.pattern}" in makefile
+
+
+def test_a_layout_page_goes_to_one_worker_at_both_screens_and_other_tests_alone():
+    from tests.conftest import scope
+    from tests.e2e.test_layout import PAGES, SCREENS
+
+    layout = "tests/e2e/test_layout.py::test_figures_readable"
+    page, other = PAGES[0][0], PAGES[1][0]
+    ids = {s.name: f"{layout}[{page}-{s.name}]" for s in SCREENS}
+    assert len({scope(i) for i in ids.values()}) == 1
+    assert scope(f"{layout}[{other}-{SCREENS[0].name}]") != scope(ids[SCREENS[0].name])
+    alone = "tests/e2e/test_browser.py::test_tour_of_every_control_and_tab"
+    assert scope(alone) == alone
+    assert scope("tests/runtime/test_smollm2.py::test_a[x]") == "tests/runtime/test_smollm2.py"
