@@ -144,7 +144,8 @@ def loss_curve(history: list[list[float]], floor: float, presentation: bool = Fa
         y=floor,
         line_dash="dash",
         annotation_text=f"lowest possible with label smoothing: {floor:.3f}",
-        annotation_position="top right",
+        # under the line, where no loss can be: above it, the curve's tail ran through the words
+        annotation_position="bottom right",
     )
     return apply_layout(
         fig,
