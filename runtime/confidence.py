@@ -2,7 +2,7 @@
 figure for the sentence (their geometric mean, the per-token perplexity's inverse).
 
 A translator trained on a grammar writes fluent German for sentences the grammar never writes
-("Attention is all you need." -> "Aufsätze sind euch."); its own probabilities are the warning sign
+("Attention is all you need." -> "Um 1 geht es euch."); its own probabilities are the warning sign
 the page can show, with the likely reason: words, or a construction, it never saw.
 """
 
@@ -15,8 +15,8 @@ from .loaded import LoadedModel
 from .trace import Trace
 
 # Below this sentence figure the page says the output is probably wrong. On the shipped
-# translator, the grammar's own sentences score 0.89-0.96 and the mistranslations tried score
-# 0.43-0.61 ("Attention is all you need." 0.52, "THE DOG SLEEPS." 0.43).
+# translator, the grammar's own sentences score 0.95-0.97 and the mistranslations tried score
+# 0.24-0.61 ("Attention is all you need." 0.61, "THE DOG SLEEPS." 0.24).
 LOW_CONFIDENCE = 0.7
 
 

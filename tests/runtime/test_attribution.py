@@ -36,10 +36,11 @@ def log_probs_of_output(loaded, trace, source_ids):
 
 def test_integrated_gradients_add_up_to_the_change_of_each_log_probability(translator):
     """Completeness: Σ_i IG_t,i = f_t(x) − f_t(x'), x' the padding token at every position. At
-    64 points the whole sentence's rows are within 1% and every row within 5% (a row whose f
-    changes by under a nat is held to 0.05 nats)."""
+    128 points the whole sentence's rows are within 1% and every row within 5% (a row whose f
+    changes by under a nat is held to 0.05 nats). The v2.1 fine-tune's path is less smooth than
+    the first fine-tune's: 1.2% at 64 points, where that one was within 1%."""
     trace = run(translator, TEXT)
-    ig = attribute(translator, trace, "integrated_gradients", steps=64)
+    ig = attribute(translator, trace, "integrated_gradients", steps=128)
     change = log_probs_of_output(translator, trace, trace.source_ids) - log_probs_of_output(
         translator, trace, [PAD_ID] * len(trace.source_ids)
     )
