@@ -60,6 +60,9 @@ class LoadedModel:
     # every sentence the model learned from begins with a capital letter: a typed text's first
     # letter is read as one (`read_as`), and the Trace says so
     capitalised: bool = False
+    # every sentence the model learned from ends in . ! or ?: a typed text without one is read
+    # with one (`read_as`), and the Trace says so
+    punctuated: bool = False
     # the typed words the model's corpus never writes (words it never saw in training)
     unseen_words: Callable[[str], tuple[str, ...]] | None = None
     # a language model's tokens that end what it writes (end of turn, end of text)
@@ -142,14 +145,37 @@ def supervised_head_note(loaded: LoadedModel) -> str | None:
     return text + "."
 
 
-def read_as(loaded: LoadedModel, text: str) -> str:
-    """`text` as `loaded` reads it: with its first letter upper-cased where the model learned
-    only sentences that begin with a capital. The translator wrote "Charlotte saß auf der
-    Matte." for "the cat sat on the mat." and "Die Katze saß auf der Matte." for "The cat …"."""
+# The words that open an English question the corpus writes (yes/no and wh- questions): a typed
+# question without its mark is read with "?", anything else with ".".
+QUESTION_OPENERS = frozenset(
+    """what where who whom whose when why how which do does did don't doesn't didn't is are
+    was were am isn't aren't wasn't weren't can could will would shall should may might must
+    can't won't have has had""".split()
+)
+SENTENCE_ENDS = (".", "!", "?")
+
+
+def capitalised_as(loaded: LoadedModel, text: str) -> str:
+    """`text` with its first letter upper-cased where the model learned only sentences that
+    begin with a capital. The translator wrote "Charlotte saß auf der Matte." for "the cat sat
+    on the mat." and "Die Katze saß auf der Matte." for "The cat …"."""
     if not loaded.capitalised:
         return text
     start = len(text) - len(text.lstrip())
     return text[:start] + text[start : start + 1].upper() + text[start + 1 :]
+
+
+def read_as(loaded: LoadedModel, text: str) -> str:
+    """`text` as `loaded` reads it: capitalised (`capitalised_as`), and ended with "." (or "?"
+    after a question's first word) where the model learned only sentences that end so. Without
+    one the v2.1 translator ran on: "I like coffee" → "Ich mag Kaffee, weil ich Kaffee mag.",
+    "Good morning" → "Guten Morgen Morgen Morgen Morgen."."""
+    text = capitalised_as(loaded, text)
+    body = text.rstrip()
+    if not loaded.punctuated or not body or body.endswith(SENTENCE_ENDS):
+        return text
+    first = body.split()[0].lower().replace("\u2019", "'")
+    return body + ("?" if first in QUESTION_OPENERS else ".")
 
 
 def package_folder(package: str, missing: str) -> Path:

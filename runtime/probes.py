@@ -14,7 +14,7 @@ import torch
 
 from model.transformer import sinusoidal_table
 
-from .loaded import LoadedModel, paper_model, read_as
+from .loaded import SENTENCE_ENDS, LoadedModel, capitalised_as, paper_model, read_as
 
 
 @dataclass(frozen=True)
@@ -125,12 +125,16 @@ def shuffle_words(loaded: LoadedModel, text: str, seed: int) -> ShuffledText | N
     text = read_as(loaded, text)
     tokens = loaded.tokenizer.encode(text, loaded.max_source_tokens).tokens
     groups, words = _word_groups(loaded, text)
+    # a model that reads every text with its sentence's end keeps that end in place, as the
+    # specials stay (shuffled into the middle, `run` would add a second one)
+    end = words.pop() if loaded.punctuated and words and words[-1] in SENTENCE_ENDS else ""
+    groups = groups[: len(words)]
     if len(groups) < 2:
         return None
     order = list(np.random.default_rng(seed).permutation(len(groups)))
     for start in range(len(order)):
         rotated = order[start:] + order[:start]
-        if read_as(loaded, words[rotated[0]]) == words[rotated[0]]:
+        if capitalised_as(loaded, words[rotated[0]]) == words[rotated[0]]:
             order = rotated
             break
     inner = [index for i in order for index in groups[i]]
@@ -138,7 +142,7 @@ def shuffle_words(loaded: LoadedModel, text: str, seed: int) -> ShuffledText | N
     # Tokens outside the word groups (the specials) stay where they are.
     inner_iter = iter(inner)
     permutation = tuple(next(inner_iter) if i in grouped else i for i in range(len(tokens)))
-    shuffled = " ".join(words[i] for i in order)
+    shuffled = " ".join(words[i] for i in order) + end
     retokenized = loaded.tokenizer.encode(
         read_as(loaded, shuffled), loaded.max_source_tokens
     ).tokens

@@ -120,6 +120,7 @@ def load_trained(device: torch.device, path: Path | None = None) -> LoadedModel:
         info=MappingProxyType({k: sidecar[k] for k in ("training", "metrics") if k in sidecar}),
         held_out=held_out,
         capitalised=True,
+        punctuated=True,
         unseen_words=partial(unseen_words, corpus=corpus),
     )
 

@@ -22,7 +22,7 @@ from model.decoding import beam_search, greedy_decode
 from model.tokenization import BOS_ID, EOS_ID
 from model.transformer import DEFAULT_SETTINGS, AttentionRecord, RunSettings, subsequent_mask
 
-from .loaded import paper_model, read_as
+from .loaded import capitalised_as, paper_model, read_as
 
 if TYPE_CHECKING:
     from .loaded import LoadedModel
@@ -184,10 +184,16 @@ def run(
     if not tokenized.ids:
         raise InputError("Nothing in this text is a token the model reads: type some words.")
     notices = []
-    if text != typed:
+    capitalised = capitalised_as(loaded, typed)
+    if capitalised != typed:
         notices.append(
-            f"“{typed.split()[0]}” is read as “{text.split()[0]}”: every sentence this model "
-            "learned from begins with a capital letter."
+            f"“{typed.split()[0]}” is read as “{capitalised.split()[0]}”: every sentence this "
+            "model learned from begins with a capital letter."
+        )
+    if text.rstrip() != capitalised.rstrip():
+        notices.append(
+            f"The text is read with “{text.rstrip()[-1]}” at its end: every sentence this model "
+            "learned from ends with one, and without it the translation runs on."
         )
     letters = [ch for ch in text if ch.isalpha()]
     if loaded.capitalised and len(letters) > 1 and all(ch.isupper() for ch in letters):

@@ -133,6 +133,8 @@ def _permuted(attention: np.ndarray, permutation) -> np.ndarray:
         # would read as "Do ##g" (it raises a small first letter)
         ("translator", "The small dog sees the old man.", 0),
         ("translator", "the small dog sees the old man.", 1),
+        # read with a full stop it was typed without: the stop stays at the end
+        ("translator", "the small dog sees the old man", 2),
     ],
 )
 def test_without_positions_a_permuted_input_gives_permuted_attention(model, text, seed, request):
