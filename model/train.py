@@ -254,11 +254,9 @@ def recipe_texts(recipe: Recipe, workers: int, cache: Path | None) -> list[Any]:
     supervises a head."""
     make: Callable[..., list[Any]]
     make = training_texts if recipe.align_head is None else aligned_training_texts
-    texts = make(recipe.train_size, recipe.data_seed, workers, cache, recipe.corpus)
+    texts: list[Any] = make(recipe.train_size, recipe.data_seed, workers, cache, recipe.corpus)
     if recipe.replay_size:
-        texts += make(
-            recipe.replay_size, recipe.replay_seed, workers, cache, recipe.replay_corpus
-        )
+        texts += make(recipe.replay_size, recipe.replay_seed, workers, cache, recipe.replay_corpus)
     return texts
 
 

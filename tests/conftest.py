@@ -51,7 +51,9 @@ WHOLE_FILES = {"tests/ui/test_url_roundtrip.py", "tests/runtime/test_smollm2.py"
 # The layout check reads each page at both screens (tests/e2e/test_layout.py's SCREENS, the last
 # part of the id): both go to one worker, one after the other, so the second reads what that
 # worker's server cached for the first (SmolLM2's head atlas took ~50 s on each worker's server).
-SCREEN_OF_A_PAGE = re.compile(r"^(tests/e2e/test_layout\.py::\w+\[.+)-(lecture-1920|laptop-1280)\]$")
+SCREEN_OF_A_PAGE = re.compile(
+    r"^(tests/e2e/test_layout\.py::\w+\[.+)-(lecture-1920|laptop-1280)\]$"
+)
 
 
 def scope(nodeid: str) -> str:
