@@ -94,15 +94,24 @@ def _profession(s, det: str = "the") -> NP | None:
     return NP(noun.en, det, possessor=possessor)
 
 
+# The sex a profession sentence gives its person: as often a man as a woman, so that the German
+# follows the English subject. Drawn for women alone, the first v2.1 fine-tune learned "is a
+# doctor" = "ist eine Ärztin" whoever the subject ("Mein Vater ist eine Ärztin.").
+SUBJECTS_OF_A_SEX = {
+    "f": (NP(pronoun="she"), NP("woman"), NP("mother")),
+    "m": (NP(pronoun="he"), NP("man"), NP("father")),
+}
+
+
 def feminine(s) -> Sentence | None:
-    """ "She is a teacher." = "Sie ist eine Lehrerin."; "The doctor was tired because she
-    had worked all day." = "Die Ärztin war müde, ..." (`grammar.feminine_agreement`)."""
+    """ "She is a teacher." = "Sie ist eine Lehrerin." beside "He is a teacher." = "Er ist ein
+    Lehrer."; "The doctor was tired because she had worked all day." = "Die Ärztin war müde,
+    ..." beside "... because he ..." = "Der Arzt ..." (`grammar.feminine_agreement`)."""
     rng = s.rng
+    sex = rng.choice("fm")
     if rng.random() < 0.4:
-        women = [n for n in s.people if n.sex == "f"]
-        subject = rng.choice(
-            [NP(pronoun="she"), NP(name=rng.choice(women).en), NP("woman"), NP("mother")]
-        )
+        people = [n for n in s.people if n.sex == sex]
+        subject = rng.choice([*SUBJECTS_OF_A_SEX[sex], NP(name=rng.choice(people).en)])
         job = _profession(s, "a")
         if job is None:
             return None
@@ -123,7 +132,7 @@ def feminine(s) -> Sentence | None:
     if subject is None:
         return None
     first = s.clause(subject=subject)
-    second = s.clause(main=False, subject=NP(pronoun="she"))
+    second = s.clause(main=False, subject=SUBJECTS_OF_A_SEX[sex][0])
     if first is None or second is None:
         return None
     for c in (first, second):

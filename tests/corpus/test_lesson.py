@@ -27,7 +27,7 @@ def _german(english: str, lex=None) -> str | None:
 @pytest.fixture(scope="module")
 def sample() -> list:
     """A fixed sample of corpus v2.1, every sentence kind by its weight."""
-    return generate(1200, seed=21, version="v2.1")
+    return generate(2000, seed=21, version="v2.1")
 
 
 # ----------------------------------------------------------- dative with "to"
@@ -194,6 +194,29 @@ def test_feminine_nouns_come_with_a_woman(sample):
     for ex in sample:
         if feminine & set(ex.german):
             assert female_words & {w.lower() for w in ex.english}, ex.english_text
+
+
+def test_a_profession_after_is_comes_with_a_man_as_often_as_with_a_woman():
+    """ "He is a doctor." as well as "She is a doctor.": drawn for women alone, a model learned
+    "is a doctor" = "ist eine Ärztin" whoever the subject. Read from the words: the German
+    article before the predicate noun and the English subject's sex."""
+    male_words = {"he", "man", "father"} | {n.en.lower() for n in lx.load().names if n.sex == "m"}
+    female_words = {"she", "woman", "mother"}
+    female_words |= {n.en.lower() for n in lx.load().names if n.sex == "f"}
+    feminine = {n.de for n in lx.load_version("v2.1").feminine}
+    masculine = {n.de for n in lx.load().nouns if n.gender == "m" and n.en in
+                 {f.en for f in lx.load_version("v2.1").feminine}}  # fmt: skip
+    said = {"f": 0, "m": 0}
+    for ex in generate(3000, seed=22, version="v2.1"):
+        words = [w.lower() for w in ex.english]
+        if len(words) < 4 or words[1] not in ("is", "was", "will", "isn't", "wasn't"):
+            continue
+        german = set(ex.german)
+        if words[0] in female_words and feminine & german:
+            said["f"] += 1
+        if words[0] in male_words and masculine & german:
+            said["m"] += 1
+    assert min(said.values()) >= 0.6 * max(said.values()) and said["m"] >= 20, said
 
 
 # ------------------------------------------------------------ questions with do
