@@ -97,9 +97,10 @@ def subword_reference(
 @cache
 def corpus_english_words(corpus: str = DEFAULT_CORPUS) -> frozenset[str]:
     """Every English word (lower-cased) the corpus can write: each form of the lexicon's nouns,
-    verbs, adjectives, adverbs, prepositions and names, and the closed-class words (pronouns,
-    auxiliaries, conjunctions, numbers) as a sample of 2,000 generated sentences writes them
-    (the most frequent words of every sentence; about 3 s, once per server)."""
+    verbs, adjectives (with v2.1's grades), adverbs, prepositions and names, and the
+    closed-class words (pronouns, auxiliaries, conjunctions, numbers) as a sample of 2,000
+    generated sentences writes them (the most frequent words of every sentence; about 3 s, once
+    per server)."""
     from corpus.generator import generate
     from corpus.lexicon import load_version
 
@@ -110,6 +111,8 @@ def corpus_english_words(corpus: str = DEFAULT_CORPUS) -> frozenset[str]:
     for verb in lexicon.verbs:
         words |= {verb.en, verb.en_3sg, verb.en_past, verb.en_participle, verb.en_ing}
     words |= {a.en for a in lexicon.adjectives} | {n.en for n in lexicon.names}
+    for grades in lexicon.grades:  # v2.1's comparatives and superlatives: "older", "oldest"
+        words |= set(grades.en_comparative) | set(grades.en_superlative)
     for adverb in lexicon.adverbs:
         words |= set(adverb.en)
     for preposition in lexicon.prepositions:

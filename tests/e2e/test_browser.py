@@ -164,8 +164,8 @@ def test_typed_markup_stays_text(server, browser):
     assert page.locator('img[src="x"], #typed').count() == 0
     assert page.evaluate("() => window.__pwned") is None
     # The translator reads "*" and "$" as <unk> and the sidebar names those words; short, as it
-    # decodes 2n + 10 tokens.
-    short = "**star** $x^2$ <b>b</b>"
+    # decodes 2n + 10 tokens. It ends with a full stop, as the translator would read it anyway.
+    short = "**star** $x^2$ <b>b</b>."
     model = "en-de"
     choose(page, page.locator('[data-testid="stSidebar"]'), "Model", registry.MODELS[model].label)
     harness.type_text(page, short)
