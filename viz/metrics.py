@@ -16,6 +16,7 @@ _EVALUATIONS = (
     ("longer_than_training", "two clauses, longer than any training sentence, beam"),
     ("coreference", "pronoun sentences: exact match, beam"),
     ("hand_checked_v2", "sentences written by hand (corpus v2), beam"),
+    ("hand_checked_v2_1", "sentences of a first class written by hand (corpus v2.1), beam"),
     ("hand_checked_v1", "sentences written by hand (first corpus), beam"),
 )
 

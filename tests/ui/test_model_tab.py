@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from corpus.hand_checked import pairs
 from runtime.registry import WEIGHTS_DIR
 from ui.model_tab import architecture_table, open_head, vocabulary_table
 from viz.metrics import alignment_error_grid, metrics_table, phenomenon_table
@@ -49,6 +50,19 @@ def test_metrics_table_reads_corpus_v2_scores_without_bleu_where_there_is_none()
     assert list(table["exact match"]) == ["97.0%", "90.0%", "80.0%", "98.5%", "99.5%"]
     assert list(table["BLEU (sacrebleu)"]) == ["95.50", "", "", "", ""]
     assert list(table["sentences"]) == [3000, 300, 500, 500, 3000]
+
+
+def test_metrics_table_has_a_row_for_each_hand_checked_file_of_the_shipped_sidecar(translator):
+    """The three files written by hand (v2, v2.1, v1), each with its size and the figure the
+    evaluation recorded in the sidecar."""
+    metrics = translator.info["metrics"]
+    table = metrics_table(metrics).set_index("evaluation")
+    for key, corpus in (("hand_checked_v2", "v2"), ("hand_checked_v2_1", "v2.1")):
+        [row] = [r for label, r in table.iterrows() if f"(corpus {corpus})" in label]
+        assert row["sentences"] == metrics[key]["size"] == len(pairs(corpus))
+        assert row["exact match"] == f"{100 * metrics[key]['exact_match']:.1f}%"
+    [v1] = [r for label, r in table.iterrows() if "first corpus" in label]
+    assert v1["sentences"] == len(pairs("v1"))
 
 
 def test_phenomenon_table_puts_the_weakest_construction_first():
