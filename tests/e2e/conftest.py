@@ -32,3 +32,20 @@ def browser():
         chromium = harness.launch_chromium(playwright)
         yield chromium
         chromium.close()
+
+
+# How much of the shared server's log a failed browser test shows: enough for a traceback or
+# the last script runs (a page that never drew once left nothing to read but its timeout).
+SERVER_LOG_TAIL = 6000
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that used the shared server reports the end of that server's log."""
+    report = yield
+    running = item.funcargs.get("server") if hasattr(item, "funcargs") else None
+    if report.failed and running is not None:
+        log = running.log()
+        report.sections.append((f"app server log (last {SERVER_LOG_TAIL} characters)",
+                                log[-SERVER_LOG_TAIL:]))  # fmt: skip
+    return report
