@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from corpus import lexicon as lx
-from corpus.grammar import NP, Clause, Complement, Sentence, np_classes
+from corpus.grammar import NP, Clause, Complement, Sentence, clause_slots, np_classes, with_np
 
 # "to" after the object: how often a v2 kind's dat_acc clause is written so in v2.1.
 TO_DATIVE_P = 0.5
@@ -109,7 +109,10 @@ def feminine(s) -> Sentence | None:
     ..." beside "... because he ..." = "Der Arzt ..." (`grammar.feminine_agreement`)."""
     rng = s.rng
     sex = rng.choice("fm")
-    if rng.random() < 0.4:
+    branch = rng.random()
+    if branch < 0.3:
+        return _own(s, sex)
+    if branch < 0.55:
         people = [n for n in s.people if n.sex == sex]
         subject = rng.choice([*SUBJECTS_OF_A_SEX[sex], NP(name=rng.choice(people).en)])
         job = _profession(s, "a")
@@ -144,6 +147,34 @@ def feminine(s) -> Sentence | None:
         second = replace(second, tense=tense, question=False, modal=None)
         return Sentence((first,), conj=conj, sub=second)
     return Sentence((first, second), coordinator=rng.choice(["and", "but"]))
+
+
+def _own(s, sex: str) -> Sentence | None:
+    """ "The cook bakes a cake for her son." = "Die Köchin backt einen Kuchen für ihren Sohn."
+    beside "... for his son." = "Der Koch ...": one clause, whose possessive alone says who the
+    person is (`agreement._her_only`). Drawn only inside two-clause sentences before, this was
+    the v2.1 translator's commonest miss ("The student reads her book" = "Der Student ...")."""
+    subject = _profession(s, "the")
+    c = s.clause(subject=subject)
+    if c is None or c.verb is None or "person" not in s.lex.verb(c.verb).subject:
+        return None
+    owned = [
+        (slot, np)
+        for slot, np in clause_slots(c)[1:]
+        if np is not None and np.noun and not (np.coord or np.owner or np.relative)
+    ]
+    if not owned:
+        return None
+    slot, np = s.rng.choice(owned)
+    # another woman in the clause could be whom "her" means; one reading per sentence
+    if sex == "f" and any(
+        other.pronoun == "she" or s.lex.noun(other.noun).sex == "f" if other.noun else False
+        for _, other in clause_slots(c)[1:]
+        if other is not None and other is not np
+    ):
+        return None
+    mine = replace(np, det="poss", possessor="she" if sex == "f" else "he", number=None)
+    return Sentence((with_np(c, slot, replace(mine, grade=None)),))
 
 
 def goal(s) -> Sentence | None:

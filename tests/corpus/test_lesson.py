@@ -219,6 +219,27 @@ def test_a_profession_after_is_comes_with_a_man_as_often_as_with_a_woman():
     assert min(said.values()) >= 0.6 * max(said.values()) and said["m"] >= 20, said
 
 
+def test_a_possessive_alone_says_who_the_person_is_for_both_sexes():
+    """ "The student reads her book." = "Die Studentin liest ihr Buch." beside "... his book." =
+    "Der Student ...": one-clause sentences whose only clue is the possessive, drawn for both
+    sexes (the v2.1 translator wrote "Der Student liest ihr Buch." when the corpus drew these
+    only inside two-clause sentences). Read from the words: the English subject noun, the one
+    possessive, and the German subject's form."""
+    professions = {f.en: f.de for f in lx.load_version("v2.1").feminine}
+    seen = {"her": 0, "his": 0}
+    for ex in generate(3000, seed=23, version="v2.1"):
+        words = [w.lower() for w in ex.english]
+        clauses = {",", "and", "but", "that", "because", "when", "if", "although", "who", "which"}
+        if words[0] != "the" or words[1] not in professions or clauses & set(words):
+            continue
+        owners = [w for w in words if w in ("her", "his", "she", "he", "him")]
+        if owners not in (["her"], ["his"]):
+            continue
+        seen[owners[0]] += 1
+        assert (ex.german[1] == professions[words[1]]) == (owners[0] == "her"), ex.english_text
+    assert min(seen.values()) >= 20, seen
+
+
 # ------------------------------------------------------------ questions with do
 
 QUESTION_DO = {
