@@ -10,7 +10,9 @@ def _page(presentation: bool) -> AppTest:
 
         from ui.tables import table
 
-        table(pd.DataFrame({"head": [1, 2], "weight": [0.25, 0.75]}), presentation)
+        table(
+            pd.DataFrame({"head": [1, 2], "weight": [0.25, 0.75], "ms": [21.9, 3.0]}), presentation
+        )
 
     return AppTest.from_function(script, args=(presentation,)).run(timeout=60)
 
@@ -20,6 +22,19 @@ def test_presentation_mode_draws_an_html_table():
     assert not page.exception
     assert len(page.table) == 1 and len(page.dataframe) == 0
     assert page.table[0].value["weight"].tolist() == [0.25, 0.75]
+
+
+def test_the_html_table_prints_numbers_as_rounded_not_with_four_decimals():
+    """Its own formatting printed "21.9000" for a time rounded to 21.9 ms (the Model tab's
+    "This run"). Read from what the browser is sent: the table's display values."""
+    import pyarrow as pa
+
+    page = _page(presentation=True)
+    styler = page.table[0].proto.arrow_data.styler
+    shown = pa.ipc.open_stream(styler.display_values).read_pandas()
+    cells = {str(v) for row in shown.itertuples(index=False) for v in row}
+    assert {"0.25", "0.75", "21.9", "3"} <= cells, cells
+    assert not any(c.endswith("000") for c in cells), cells
 
 
 def test_laptop_keeps_the_interactive_grid():
