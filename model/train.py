@@ -573,6 +573,45 @@ def load_checkpoint(
     return meta
 
 
+# What makes a checkpoint's run the run it is. A checkpoint left by another recipe of the same
+# name was resumed without a word (2026-12-04): its finished step count ended the new recipe
+# before its first step, and the old model went on to be evaluated as the new one. Threads,
+# device, budget and checkpoint cadence may change between the sessions of one run.
+RUN_FIELDS = (
+    "name corpus train_size data_seed replay_size replay_seed replay_corpus vocab_size N h "
+    "d_model d_ff norm_first embedding_init seed batch_tokens warmup smoothing init_from "
+    "reinit align_head align_weight"
+).split()
+
+
+def run_identity(recipe: Recipe) -> dict[str, Any]:
+    """The recipe's RUN_FIELDS as a checkpoint's progress.json records them."""
+    return json.loads(json.dumps({k: getattr(recipe, k) for k in RUN_FIELDS}))
+
+
+def check_same_run(recipe: Recipe, checkpoint_dir: Path) -> None:
+    """Raise ValueError, naming what differs, if `checkpoint_dir` holds a checkpoint of another
+    run. (A checkpoint from before runs were recorded cannot be told apart, and is resumed.)"""
+    file = checkpoint_dir / "progress.json"
+    if not file.exists():
+        return
+    made = json.loads(file.read_text()).get("run")
+    if made is None:
+        print(f"{checkpoint_dir} records no recipe; resuming it as this recipe's", flush=True)
+        return
+    wanted = run_identity(recipe)
+    differ = [
+        f"{k}: {made.get(k)!r} there, {wanted[k]!r} here"
+        for k in wanted
+        if made.get(k) != wanted[k]
+    ]
+    if differ:
+        raise ValueError(
+            f"{checkpoint_dir} holds a checkpoint of another run ({'; '.join(differ)}): give "
+            "this recipe a --checkpoint-dir of its own, or delete that one"
+        )
+
+
 def checkpoint_tokenizer(path: Path) -> SubwordTokenizer | None:
     file = path / "tokenizer.json"
     return SubwordTokenizer.from_json(file.read_text()) if file.exists() else None
@@ -583,6 +622,7 @@ def checkpoint_model(
 ) -> tuple[EncoderDecoder, SubwordTokenizer, dict[str, Any], TransformerConfig]:
     """The model of a checkpoint as it stands, mid-recipe or not, without generating the
     training data: what `--ship-now` evaluates and ships."""
+    check_same_run(recipe, checkpoint_dir)
     tokenizer = checkpoint_tokenizer(checkpoint_dir)
     if tokenizer is None:
         raise WeightsError(f"{checkpoint_dir} holds no checkpoint to ship")
@@ -632,6 +672,7 @@ def train(
     `prefetch` (default: on a GPU): each epoch's batches are grouped in another process while
     the epoch before trains (seconds for a million pairs, in which a GPU would wait).
     The model comes back on the CPU, wherever it trained."""
+    check_same_run(recipe, checkpoint_dir)
     device = resolve_device(recipe.device)
     torch.set_num_threads(recipe.threads)
     started_at = time.perf_counter()
@@ -682,6 +723,7 @@ def train(
         "tokens": 0,
         "loss_history": [],
         "sessions": [],
+        "run": run_identity(recipe),
     }
     recipe = recipe_of_run(recipe, progress)
     print(

@@ -134,6 +134,25 @@ def test_resuming_from_a_checkpoint_gives_the_uninterrupted_result(runs):
     ]
 
 
+def test_a_checkpoint_of_another_recipe_is_refused_before_any_data_is_made(runs, monkeypatch):
+    """A checkpoint left by another recipe of the same name was resumed without a word: its
+    finished step count ended the new recipe at once, and the old model was evaluated as the new
+    one. Only what makes the run another run counts: threads and budget may change."""
+    tmp, _, _, _ = runs
+
+    def no_data(*args, **kwargs):
+        raise AssertionError("made data before the checkpoint was checked")
+
+    monkeypatch.setattr(training, "recipe_texts", no_data)
+    other = replace(TINY, data_seed=TINY.data_seed + 1, warmup=8)
+    with pytest.raises(ValueError, match=r"another run \(data_seed: .*warmup: 4 there, 8 here"):
+        train(other, tmp / "whole", workers=1, cache=tmp / "data")
+    with pytest.raises(ValueError, match="another run"):
+        training.checkpoint_model(other, tmp / "whole")
+    # the same run on more threads, or with a budget, is the same run
+    training.check_same_run(replace(TINY, threads=2, budget_minutes=5.0), tmp / "whole")
+
+
 def test_batches_grouped_in_another_process_give_the_same_run(runs, tmp_path):
     """`prefetch` (a GPU's default): each next epoch's batches come from a spawned process, and
     the run is the uninterrupted run, weight for weight."""
@@ -324,7 +343,8 @@ def test_ship_now_ships_a_stopped_runs_checkpoint_as_it_stands(runs, tmp_path, m
     recipe_file = tmp_path / "tiny.toml"
     recipe_file.write_text(  # TINY as a recipe file
         'name = "tiny"\ntrain_size = 300\nvocab_size = 300\nN = 1\nh = 2\nd_model = 16\n'
-        "d_ff = 32\nthreads = 1\n[[phases]]\nuntil_step = 20\nlr_factor = 1.0\n"
+        "d_ff = 32\nbatch_tokens = 400\nwarmup = 4\nthreads = 1\n"
+        "[[phases]]\nuntil_step = 20\nlr_factor = 1.0\n"
         "[[phases]]\nuntil_step = 40\nlr_factor = 0.5\n"
     )
     scored = []
