@@ -586,7 +586,8 @@ RUN_FIELDS = (
 
 def run_identity(recipe: Recipe) -> dict[str, Any]:
     """The recipe's RUN_FIELDS as a checkpoint's progress.json records them."""
-    return json.loads(json.dumps({k: getattr(recipe, k) for k in RUN_FIELDS}))
+    identity: dict[str, Any] = json.loads(json.dumps({k: getattr(recipe, k) for k in RUN_FIELDS}))
+    return identity
 
 
 def check_same_run(recipe: Recipe, checkpoint_dir: Path) -> None:
