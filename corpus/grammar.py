@@ -203,8 +203,17 @@ def _person(np: NP | None) -> int:
     return 5 if (np.plural or np.coord) else 2
 
 
-def _a_or_an(word: str) -> str:
-    return "an" if word[0].lower() in "aeiou" else "a"
+# English picks "a" or "an" by the sound: "a user", "a university", "an hour", "an honest man".
+# v2 picked by the letter ("an user") and stays as the shipped model read it (test_v2_identity).
+_SOUNDED_YOU = ("uni", "use", "usu", "uti", "eu", "one", "once")
+_SILENT_H = ("hour", "honest", "honour", "honor", "heir")
+
+
+def _a_or_an(word: str, by_sound: bool) -> str:
+    w = word.lower()
+    if by_sound and (w.startswith(_SOUNDED_YOU) or w.startswith(_SILENT_H)):
+        return "a" if w[0] in "aeiou" else "an"
+    return "an" if w[0] in "aeiou" else "a"
 
 
 def _np(
@@ -285,7 +294,7 @@ def _np(
         b.tags.add("demonstrative")
     elif np.det in ("a", "no", "poss") or (np.det == "number" and np.number == "one"):
         if np.det == "a":
-            det_ids, stem = b.en(_a_or_an(first_word)), "ein"
+            det_ids, stem = b.en(_a_or_an(first_word, b.lex.version != "v2")), "ein"
         elif np.det == "no":
             det_ids, stem = b.en("no"), "kein"
             b.tags.add("negation_kein")

@@ -668,12 +668,18 @@ def _sentences(lex: Lexicon, toks: list[str]) -> Iterator[Sentence]:
                     yield Sentence((c,), conj="that", sub=sub, punct=punct, that_omitted=True)
 
 
+def _as_read(words) -> tuple[str, ...]:
+    """Words as a derivation must match them: any case, and "a" or "an" alike (v2.1 writes "a
+    user", v2 wrote "an user"; either is read)."""
+    return tuple("a" if w.lower() == "an" else w.lower() for w in words)
+
+
 def translations(text: str, lex: Lexicon | None = None, limit: int = 4) -> list[Example]:
     """Distinct derivations of a typed English sentence (several when it is ambiguous), by
     the newest corpus version's grammar unless `lex` is another version's lexicon."""
     lex = lex or lx.load_version(lx.LATEST)
     toks = normalize(text)
-    target = tuple(w.lower() for w in toks)
+    target = _as_read(toks)
     found: list[Example] = []
     for spec in _sentences(lex, toks):
         spec, _ = grammar.assign_refs(spec, lex)
@@ -682,7 +688,7 @@ def translations(text: str, lex: Lexicon | None = None, limit: int = 4) -> list[
             ex = grammar.build(spec, lex)
         except (KeyError, ValueError, AttributeError, TypeError):
             continue
-        if tuple(w.lower() for w in ex.english) == target and ex not in found:
+        if _as_read(ex.english) == target and ex not in found:
             found.append(ex)
             if len(found) >= limit:
                 break

@@ -240,6 +240,34 @@ def test_a_possessive_alone_says_who_the_person_is_for_both_sexes():
     assert min(seen.values()) >= 20, seen
 
 
+def test_a_or_an_goes_by_the_sound():
+    """ "a user", "a university", "an hour", "an honest man" (v2 went by the letter: "an
+    user"). Read from the English words of a sample, against the sounds written here."""
+    you_sound = ("uni", "use", "usu", "eu")
+    silent_h = ("hour", "honest")
+    wrong, right = [], 0
+    for ex in generate(6000, seed=24, version="v2.1"):
+        words = [w.lower() for w in ex.english]
+        for det, word in zip(words, words[1:]):
+            if det not in ("a", "an") or not word.startswith(you_sound + silent_h):
+                continue
+            if (det == "an") == word.startswith(silent_h):
+                right += 1
+            else:
+                wrong.append(ex.english_text)
+    assert not wrong, wrong[:5]
+    assert right >= 5, right  # the sample has such words at all
+
+
+def test_either_article_is_read():
+    """What a user types with the other article still has its reference translation."""
+    assert _german("I see a user.") == _german("I see an user.") == "Ich sehe einen Benutzer."
+    hour = "Ein Frosch reagiert nach einer Stunde."
+    assert _german("A frog reacts after an hour.") == _german("A frog reacts after a hour.") == hour
+    ex = translate("She visited an university.")
+    assert ex is not None and ex.english_text == "She visited a university."
+
+
 # ------------------------------------------------------------ questions with do
 
 QUESTION_DO = {
