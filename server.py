@@ -13,7 +13,9 @@ torch asks for huge pages for its large tensors, so taking fresh memory for a ru
 import contextlib
 import ctypes
 import ctypes.util
+import faulthandler
 import os
+import signal
 
 # Before torch is imported: torch reads it once, at its first allocation.
 os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
@@ -22,6 +24,11 @@ LARGE_BLOCK_BYTES = 1 << 20
 _libc = ctypes.CDLL(ctypes.util.find_library("c"))
 if hasattr(_libc, "mallopt"):  # glibc; other C libraries keep their own policy
     _libc.mallopt(M_MMAP_THRESHOLD, LARGE_BLOCK_BYTES)
+
+# `kill -USR1 <pid>` writes every thread's stack to the server's stderr (its log): how a page
+# that never draws is diagnosed (a failed browser test sends it, tests/e2e/conftest.py).
+if hasattr(signal, "SIGUSR1"):
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 import streamlit as st  # noqa: E402  (after the allocator settings above)
 

@@ -12,6 +12,7 @@ import concurrent.futures
 import contextlib
 import os
 import re
+import signal
 import socket
 import statistics
 import subprocess
@@ -79,6 +80,20 @@ class Server:
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
+
+    def stacks(self, timeout_s: float = 5.0) -> str:
+        """Every thread's stack as the server writes it on SIGUSR1 (server.py): what each is
+        doing now, e.g. while a page waits for a script run that never ends."""
+        start = len(self.log())
+        os.kill(self.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            written = self.log()[start:]
+            if "most recent call first" in written:
+                time.sleep(0.2)  # the dump is written thread by thread; let it finish
+                return self.log()[start:]
+            time.sleep(0.05)  # a file another process writes: there is no event to wait on
+        return self.log()[start:]
 
 
 def _healthy(url: str) -> bool:

@@ -37,15 +37,20 @@ def browser():
 # How much of the shared server's log a failed browser test shows: enough for a traceback or
 # the last script runs (a page that never drew once left nothing to read but its timeout).
 SERVER_LOG_TAIL = 6000
+# ... and its threads' stacks at that moment (fc6's hang: a scene's head atlas never drew in
+# 300 s, and the log said nothing of what the server was doing meanwhile)
+SERVER_STACKS = 30000
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A failed test that used the shared server reports the end of that server's log."""
+    """A failed test that used the shared server reports the end of that server's log, and
+    what every thread of the server is doing as the test fails."""
     report = yield
     running = item.funcargs.get("server") if hasattr(item, "funcargs") else None
-    if report.failed and running is not None:
+    if report.failed and running is not None and running.process.poll() is None:
         log = running.log()
         report.sections.append((f"app server log (last {SERVER_LOG_TAIL} characters)",
                                 log[-SERVER_LOG_TAIL:]))  # fmt: skip
+        report.sections.append(("app server threads", running.stacks()[:SERVER_STACKS]))
     return report

@@ -220,3 +220,12 @@ def test_simultaneous_sessions_keep_their_own_view(server, browser):
 
 def test_server_log_has_no_traceback(server):
     assert "Traceback" not in server.log()
+
+
+def test_the_server_tells_what_its_threads_are_doing(server):
+    """A failed browser test reports the server's stacks (conftest): SIGUSR1 must write them,
+    and leave the server serving."""
+    stacks = server.stacks()
+    assert stacks.count("Thread 0x") >= 2, stacks[:2000]  # the server and its event loop at least
+    assert "streamlit" in stacks and "Traceback" not in stacks
+    assert server.process.poll() is None and harness._healthy(server.url)
