@@ -2,7 +2,7 @@
 figure for the sentence (their geometric mean, the per-token perplexity's inverse).
 
 A translator trained on a grammar writes fluent German for sentences the grammar never writes
-("Attention is all you need." -> "Um 1 geht es euch."); its own probabilities are the warning sign
+("Attention is all you need." -> "Um 1 seid ihr."); its own probabilities are the warning sign
 the page can show, with the likely reason: words, or a construction, it never saw.
 """
 
@@ -15,8 +15,10 @@ from .loaded import LoadedModel
 from .trace import Trace
 
 # Below this sentence figure the page says the output is probably wrong. On the shipped
-# translator, the grammar's own sentences score 0.95-0.97 and the mistranslations tried score
-# 0.24-0.61 ("Attention is all you need." 0.61, "THE DOG SLEEPS." 0.24).
+# translator, the grammar's own sentences score 0.95-0.96 (60 held-out) and mistranslations far
+# from the grammar 0.23-0.67 ("THE DOG SLEEPS." 0.23, "Welcome to Berlin!" 0.56, "Attention is
+# all you need." 0.67); nearer it they pass ("I speak a little German." -> "Ich spreche eine
+# Decke." 0.73, "Does the train leave at nine?" -> "Verlässt der Zug um neun?" 0.91).
 LOW_CONFIDENCE = 0.7
 
 

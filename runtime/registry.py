@@ -161,8 +161,8 @@ MODELS: dict[str, ModelEntry] = {
             "English→German, trained here",
             "The paper's encoder-decoder (N=6, h=8, d_model=256) trained here on generated "
             "English→German pairs (27 hours on a CPU, then two GPU fine-tunes: one taught a "
-            "cross-attention head to align, one the sentences of a first class): attention "
-            "that learned to translate",
+            "cross-attention head to align, one the sentences of a first class; then 49 minutes "
+            "more on a CPU): attention that learned to translate",
             load_trained,
             short_label="English→German",
         ),

@@ -17,8 +17,9 @@ SENTENCE = "The small dog sees the old man."
 MIN_HAND_CHECKED_V2 = 0.88
 MIN_HAND_CHECKED_V1 = 0.90
 # v2.1, what a first class types: 66 of 243 (27.2%) for the first fine-tune, which never saw it,
-# 166 (68.3%) for the shipped one, fine-tuned on it; a later model must keep what it learned
-MIN_HAND_CHECKED_V2_1 = 0.65
+# 166 (68.3%) for the v2.1 fine-tune, 170 (70.0%) for the shipped one, refined on the CPU; a
+# later model must keep what it learned
+MIN_HAND_CHECKED_V2_1 = 0.67
 
 
 def test_the_shipped_weights_are_scored_on_the_held_out_sets_and_open_the_page(translator):
