@@ -40,7 +40,7 @@ def _feminine(lex: Lexicon, np: NP | None) -> NP | None:
     return replace(np, female=True)
 
 
-def _her_only(lex: Lexicon, c: Clause) -> bool:
+def her_only(lex: Lexicon, c: Clause) -> bool:
     """Has the clause a possessive "her" and no other woman it could stand for?"""
     others = [c.obj, c.iobj, c.pp.np if c.pp else None]
     her = [np for np in others if np is not None and np.possessor == "she"]
@@ -76,7 +76,7 @@ def feminine_agreement(sentence: Sentence, lex: Lexicon) -> Sentence:
     out = []
     for k, c in enumerate([*clauses, sentence.sub]):
         male_subject = k == 0 and "subject" in male
-        if c is not None and not male_subject and _feminine(lex, c.subject) and _her_only(lex, c):
+        if c is not None and not male_subject and _feminine(lex, c.subject) and her_only(lex, c):
             c = replace(c, subject=_feminine(lex, c.subject))  # "The cook bakes for her son"
         if c is not None and c.verb is None and c.complement and c.complement.np:
             female = _feminine(lex, c.complement.np)

@@ -211,9 +211,9 @@ _SILENT_H = ("hour", "honest", "honour", "honor", "heir")
 
 def _a_or_an(word: str, by_sound: bool) -> str:
     w = word.lower()
-    if by_sound and (w.startswith(_SOUNDED_YOU) or w.startswith(_SILENT_H)):
-        return "a" if w[0] in "aeiou" else "an"
-    return "an" if w[0] in "aeiou" else "a"
+    # the exceptions sound the other way from their first letter
+    vowel_sound = (w[0] in "aeiou") != (by_sound and w.startswith(_SOUNDED_YOU + _SILENT_H))
+    return "an" if vowel_sound else "a"
 
 
 def _np(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from corpus import agreement
 from corpus import lexicon as lx
 from corpus.grammar import NP, Clause, Complement, Sentence, clause_slots, np_classes, with_np
 
@@ -152,7 +153,7 @@ def feminine(s) -> Sentence | None:
 def _own(s, sex: str) -> Sentence | None:
     """ "The cook bakes a cake for her son." = "Die Köchin backt einen Kuchen für ihren Sohn."
     beside "... for his son." = "Der Koch ...": one clause, whose possessive alone says who the
-    person is (`agreement._her_only`). Drawn only inside two-clause sentences before, this was
+    person is (`agreement.her_only`). Drawn only inside two-clause sentences before, this was
     the v2.1 translator's commonest miss ("The student reads her book" = "Der Student ...")."""
     subject = _profession(s, "the")
     c = s.clause(subject=subject)
@@ -166,15 +167,13 @@ def _own(s, sex: str) -> Sentence | None:
     if not owned:
         return None
     slot, np = s.rng.choice(owned)
-    # another woman in the clause could be whom "her" means; one reading per sentence
-    if sex == "f" and any(
-        other.pronoun == "she" or s.lex.noun(other.noun).sex == "f" if other.noun else False
-        for _, other in clause_slots(c)[1:]
-        if other is not None and other is not np
-    ):
+    owner = "she" if sex == "f" else "he"
+    c = with_np(c, slot, replace(np, det="poss", possessor=owner, number=None, grade=None))
+    # where another woman in the clause could be whom "her" means, the agreement keeps the
+    # noun masculine: one reading per sentence, so such a draw is dropped
+    if sex == "f" and not agreement.her_only(s.lex, c):
         return None
-    mine = replace(np, det="poss", possessor="she" if sex == "f" else "he", number=None)
-    return Sentence((with_np(c, slot, replace(mine, grade=None)),))
+    return Sentence((c,))
 
 
 def goal(s) -> Sentence | None:
