@@ -187,6 +187,7 @@ class PageWatch:
     page_errors: list[str] = field(default_factory=list)
     outside_requests: list[str] = field(default_factory=list)
     sockets: list = field(default_factory=list)  # the page's websockets, the newest last
+    runs_finished: int = 0  # script runs that ended (not those cut short for a rerun)
 
     def problems(self) -> list[str]:
         return self.console_errors + self.page_errors + self.outside_requests
@@ -195,6 +196,11 @@ class PageWatch:
         """Forget what was recorded: a page kept for many tests starts each one clean."""
         for found in (self.console_errors, self.page_errors, self.outside_requests):
             found.clear()
+        self.runs_finished = 0
+
+    def count_run(self, payload) -> None:
+        if _completes_a_run(payload):
+            self.runs_finished += 1
 
 
 def is_loopback_url(url: str) -> bool:
@@ -215,7 +221,7 @@ def watch(page) -> PageWatch:
         ),
     )
     page.on("pageerror", lambda err: found.page_errors.append(f"page error: {err}"))
-    page.on("websocket", lambda socket: found.sockets.append(socket))
+    page.on("websocket", lambda socket: _watch_socket(found, socket))
     page.on(
         "request",
         lambda request: (
@@ -225,6 +231,23 @@ def watch(page) -> PageWatch:
         ),
     )
     return found
+
+
+def _watch_socket(found: PageWatch, socket) -> None:
+    found.sockets.append(socket)
+    socket.on("framereceived", found.count_run)
+
+
+def wait_run_finished(page, watch: PageWatch, timeout_ms: int = RENDER_TIMEOUT_MS) -> None:
+    """Until a script run of the page has ended since `watch.clear()`: after `page.goto`, the
+    page's first run. Streamlit's running widget shows only some time into a run, so a page whose
+    open tab is drawn before a slow step (the head atlas's PCA map) looked idle (`wait_idle`)
+    while its script still ran, and its layout kept changing under the reader."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while watch.runs_finished == 0:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no script run of {page.url} ended within {timeout_ms} ms")
+        page.wait_for_timeout(50)  # lets Playwright deliver the socket's frames
 
 
 def _completes_a_run(payload) -> bool:

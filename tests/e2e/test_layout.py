@@ -147,6 +147,7 @@ def open_page(server, pages, screen: Screen, params: dict[str, str]):
     watch.clear()
     query = {**params, "present": "1" if screen.presentation else "0"}
     page.goto(server.url + "/?" + urlencode(query))
+    harness.wait_run_finished(page, watch)
     return page, watch
 
 
