@@ -674,13 +674,34 @@ def _as_read(words) -> tuple[str, ...]:
     return tuple("a" if w.lower() == "an" else w.lower() for w in words)
 
 
+def _misfits(spec: Sentence, lex: Lexicon) -> int:
+    """How many of a derivation's subjects and objects are of a class their verb does not take
+    (the selectional restrictions the generator draws by): "The bus stops." is read as the bus
+    halting (stop_vehicle: halten), not as a person who gives up (stop: aufhören)."""
+    count = 0
+    for c in (*spec.clauses, spec.sub):
+        if c is None or c.verb is None:
+            continue
+        v = lex.verb(c.verb)
+        for np, allowed in ((c.subject, v.subject), (c.obj, v.obj), (c.iobj, v.iobj)):
+            if np is not None and allowed:
+                classes = grammar.np_classes(lex, np)
+                count += bool(classes) and not classes & allowed
+    return count
+
+
+# Derivations read before the best fitting is chosen: a typed sentence seldom has more than two.
+_CANDIDATES = 8
+
+
 def translations(text: str, lex: Lexicon | None = None, limit: int = 4) -> list[Example]:
     """Distinct derivations of a typed English sentence (several when it is ambiguous), by
-    the newest corpus version's grammar unless `lex` is another version's lexicon."""
+    the newest corpus version's grammar unless `lex` is another version's lexicon; those whose
+    nouns fit their verbs (`_misfits`) first, else in the parser's order."""
     lex = lex or lx.load_version(lx.LATEST)
     toks = normalize(text)
     target = _as_read(toks)
-    found: list[Example] = []
+    found: list[tuple[int, Example]] = []
     for spec in _sentences(lex, toks):
         spec, _ = grammar.assign_refs(spec, lex)
         spec = agree(spec, lex)
@@ -688,11 +709,12 @@ def translations(text: str, lex: Lexicon | None = None, limit: int = 4) -> list[
             ex = grammar.build(spec, lex)
         except (KeyError, ValueError, AttributeError, TypeError):
             continue
-        if _as_read(ex.english) == target and ex not in found:
-            found.append(ex)
-            if len(found) >= limit:
+        if _as_read(ex.english) == target and all(ex != seen for _, seen in found):
+            found.append((_misfits(spec, lex), ex))
+            if len(found) >= max(limit, _CANDIDATES) or found[-1][0] == 0 and limit == 1:
                 break
-    return found
+    found.sort(key=lambda scored: scored[0])  # stable: the parser's order among equals
+    return [ex for _, ex in found[:limit]]
 
 
 def translate(text: str, lex: Lexicon | None = None) -> Example | None:

@@ -546,17 +546,17 @@ def test_thank_you_all_is_no_order():
 # Schule, ... schön sein wird / schön wird), and a few are v2's own word choices (Ehefrau for
 # "wife", am Markt, Lektion for "lesson"), which v2.1 keeps so that v2 stays as it was.
 HAND_CHECKED_FLOOR = {
-    "feminine_profession": 18,
+    "feminine_profession": 19,
     "dative_to": 16,
-    "saying_clause": 15,
+    "saying_clause": 16,
     "first_lesson": 21,
     "time_place": 13,
     "idiomatic_adjective": 13,
-    "question_do": 12,
+    "question_do": 14,
     "negation": 14,
     "comparison": 17,
     "possessive_s": 14,
-    "numbers": 16,
+    "numbers": 17,
     "lecturer": 13,
 }
 
@@ -643,3 +643,16 @@ def test_a_woman_s_her_is_never_a_plural_s():
     assert _german("Six reporters did not offer food to her employee.") == (
         "Sechs Reporter boten ihrem Mitarbeiter kein Essen an."
     )
+
+
+def test_a_verb_is_read_in_the_sense_its_subject_takes():
+    """One English verb, two German ones, told apart by what the subject is (the generator's
+    selectional restrictions): a vehicle stops by halten and leaves by abfahren; a person who
+    stops gives up (aufhören), and stops a bus with anhalten."""
+    assert _german("Does the bus stop here?") == "Hält der Bus hier?"
+    assert _german("The train stopped in the village.") == "Der Zug hielt im Dorf."
+    assert _german("The man stops.") == "Der Mann hört auf."
+    assert _german("The driver stopped the bus.") == "Der Fahrer hielt den Bus an."
+    assert _german("The train leaves at nine.") == "Der Zug fährt um neun ab."
+    assert _german("The bus has left.") == "Der Bus ist abgefahren."
+    assert _german("The man leaves the house.") == "Der Mann verlässt das Haus."

@@ -141,8 +141,8 @@ def readme_header() -> tuple[str, ...]:
 
 
 @cache
-def read() -> tuple[tuple[str, ...], tuple[dict[str, str], ...]]:
-    with open(DATA / FILE, encoding="utf-8", newline="") as f:
+def read(name: str = FILE) -> tuple[tuple[str, ...], tuple[dict[str, str], ...]]:
+    with open(DATA / name, encoding="utf-8", newline="") as f:
         lines = f.read().split("\n")
     assert lines[0] and not lines[0].startswith("#"), "the header line must come first"
     body = [line for line in lines if line.strip() and not line.startswith("#")]
@@ -440,3 +440,17 @@ def test_required_verbs():
     if by_key.get("put", {}).get("motion") != "1":
         problems.append("put: a verb of motion to a goal")
     fail_all(problems, "required verbs wrong")
+
+
+def test_v2_1_verbs_agree_with_ablaut_and_lemminflect():
+    """The verbs corpus v2.1 adds (verbs_v2_1.tsv: stop = halten for a vehicle, leave = abfahren)
+    are checked like v2's, with no exceptions."""
+    problems = []
+    header, v2_1 = read("verbs_v2_1.tsv")
+    assert header == read()[0]
+    for r in v2_1:
+        if r["prefix"] and not r["de"].startswith(r["prefix"]):
+            problems.append(f"{r['key']}: {r['de']} does not start with its prefix {r['prefix']}")
+        problems += [f"{r['key']}.{f}: {d}" for f, d in german_mismatches(r).items()]
+        problems += [f"{r['key']}.{f}: {d}" for f, d in english_mismatches(r).items()]
+    fail_all(problems, "v2.1 verb forms differ from ablaut or lemminflect")
