@@ -782,7 +782,9 @@ def _clause(
     vg = _verb_group(b, c, person, inverted, de_tense, idiom)
     target = _kein_target(c, frame)
     iobj = _np(b, c.iobj, "dat") if c.iobj else None
-    particle = b.en(v.en_particle) if (v and v.en_particle and c.obj and not obj_wh) else []
+    particle = (
+        b.en(*v.en_particle.split()) if (v and v.en_particle and c.obj and not obj_wh) else []
+    )
     obj = None
     if c.obj is not None:
         if frame == "prep":

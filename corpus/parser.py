@@ -400,15 +400,17 @@ class _Parser:
                     if found.complement.adjective in lx.ADVERBIAL_GRADES:  # type: ignore[union-attr]
                         yield found, k
             return
-        if v.key in lx.OBJECT_OPTIONAL and c.obj is None and self.at(i) != v.en_particle:
+        particle = tuple(v.en_particle.lower().split())  # v2.1: "pay attention to" is two
+        at_particle = self.match(i, particle)
+        if v.key in lx.OBJECT_OPTIONAL and c.obj is None and not (particle and at_particle):
             yield c, i  # "The children are eating."
         j = i
-        if v.en_particle:
-            if self.at(i) != v.en_particle.lower():
+        if particle:
+            if not at_particle:
                 if c.obj is not None:  # a question word is the object
                     yield c, i
                 return
-            j = i + 1
+            j = i + len(particle)
         if c.obj is not None:  # "What does the woman eat?": the object is the question word
             if v.frame == "dat_acc":
                 for iobj, k in self.np(j):

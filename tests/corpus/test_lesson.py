@@ -207,7 +207,9 @@ def test_a_profession_after_is_comes_with_a_man_as_often_as_with_a_woman():
     masculine = {n.de for n in lx.load().nouns if n.gender == "m" and n.en in
                  {f.en for f in lx.load_version("v2.1").feminine}}  # fmt: skip
     said = {"f": 0, "m": 0}
-    for ex in generate(3000, seed=22, version="v2.1"):
+    # 6,000 draws hold about 80 such sentences; 3,000 held too few to compare (m 19, f 25 once
+    # the lexicon gained three verbs, a draw of the same sizes' noise)
+    for ex in generate(6000, seed=22, version="v2.1"):
         words = [w.lower() for w in ex.english]
         if len(words) < 4 or words[1] not in ("is", "was", "will", "isn't", "wasn't"):
             continue
@@ -557,7 +559,7 @@ HAND_CHECKED_FLOOR = {
     "comparison": 17,
     "possessive_s": 14,
     "numbers": 17,
-    "lecturer": 13,
+    "lecturer": 14,
 }
 
 
@@ -656,3 +658,9 @@ def test_a_verb_is_read_in_the_sense_its_subject_takes():
     assert _german("The train leaves at nine.") == "Der Zug fährt um neun ab."
     assert _german("The bus has left.") == "Der Bus ist abgefahren."
     assert _german("The man leaves the house.") == "Der Mann verlässt das Haus."
+    # two English words before the object, one German preposition: achten auf
+    assert _german("The model pays attention to the last word.") == (
+        "Das Modell achtet auf das letzte Wort."
+    )
+    assert _german("Pay attention to the teacher!") == "Achte auf den Lehrer!"
+    assert _german("The children listen to the music.") == "Die Kinder hören der Musik zu."
