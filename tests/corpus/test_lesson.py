@@ -664,3 +664,31 @@ def test_a_verb_is_read_in_the_sense_its_subject_takes():
     )
     assert _german("Pay attention to the teacher!") == "Achte auf den Lehrer!"
     assert _german("The children listen to the music.") == "Die Kinder hören der Musik zu."
+
+
+def test_a_timetable_says_when_a_vehicle_leaves_or_stops():
+    """ "The train leaves at nine." = "Der Zug fährt um neun ab.", "The bus stops at 8." = "Der
+    Bus hält um 8.": v2.1 draws them often enough to be learned (drawn by frequency rank, the
+    v2.1 verbs came once in some 400 sentences). Read from the words: a vehicle noun, a form of
+    leave or stop with "at" and a time, and the German verb that says it."""
+    vehicles = set()
+    for n in lx.load().nouns:
+        if "vehicle" in n.classes:
+            vehicles |= {n.en, n.en_plural}
+    german = {
+        "leave": {"fährt", "fahren", "fuhr", "fuhren", "abfahren"},
+        "stop": {"hält", "halten", "hielt", "hielten"},
+    }
+    forms = {"leave": {"leave", "leaves", "left"}, "stop": {"stop", "stops", "stopped"}}
+    seen = 0
+    hours = {str(h) for h in range(1, 13)} | set(lx.ALL_NUMBER_WORDS)
+    for ex in generate(6000, seed=23, version="v2.1"):
+        words = [w.lower() for w in ex.english]
+        if "at" not in words or not vehicles & set(words[:4]) or len(words) > 8:
+            continue
+        for verb, said in forms.items():
+            if said & set(words) and words[words.index("at") + 1] in hours:
+                seen += 1
+                said_de = {w.lower() for w in ex.german}
+                assert german[verb] & said_de and "um" in said_de, ex.english_text
+    assert seen >= 12, seen  # 20 in this draw; 1 before the timetable draws
