@@ -713,7 +713,8 @@ def translations(text: str, lex: Lexicon | None = None, limit: int = 4) -> list[
             continue
         if _as_read(ex.english) == target and all(ex != seen for _, seen in found):
             found.append((_misfits(spec, lex), ex))
-            if len(found) >= max(limit, _CANDIDATES) or found[-1][0] == 0 and limit == 1:
+            fitting = sum(misfits == 0 for misfits, _ in found)
+            if fitting >= limit or len(found) >= max(limit, _CANDIDATES):
                 break
     found.sort(key=lambda scored: scored[0])  # stable: the parser's order among equals
     return [ex for _, ex in found[:limit]]
