@@ -5,12 +5,15 @@ import sys
 
 import pytest
 import torch
+from threadpoolctl import threadpool_limits
 
 from runtime.registry import load
 
 # CI has two cores, and the app server and browser need the other; two spinning torch threads on
 # a busy machine were measured 30x slower than one.
 torch.set_num_threads(1)
+# numpy's BLAS likewise (ui/state.get_model says why; the app's tests run here, not in its server)
+threadpool_limits(1, user_api="blas")
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 import torch
+from threadpoolctl import threadpool_limits
 
 from model.transformer import RunSettings
 from runtime import atlas, attribution, lm_heads, registry
@@ -51,6 +52,11 @@ def get_model(name: str) -> registry.LoadedModel:
     # Half the cores: the Streamlit server and the browser need the rest, and torch's spinning
     # threads on a fully busy CPU were measured 30x slower (5.5 s against 0.15 s a forward pass).
     torch.set_num_threads(max(1, (os.cpu_count() or 2) // 2))
+    # numpy's BLAS (OpenBLAS, a thread per core by default) does the head atlas's PCA: its
+    # matrices are small (d_k = 64), and its threads spinning against the server's other work
+    # made one head's PCA 1.6 s instead of 2 ms (8,000 points, on 2 busy cores),
+    # so SmolLM2's matrix of 270 heads took minutes.
+    threadpool_limits(1, user_api="blas")
     return registry.load(name)
 
 

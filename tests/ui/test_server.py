@@ -3,6 +3,9 @@ model and its run on the opening text already in the shared caches, and the obje
 then are left out of the garbage collection Streamlit runs after every page."""
 
 import gc
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -55,3 +58,24 @@ def test_preload_runs_every_named_model_once(monkeypatch, _unfreeze):
     monkeypatch.setattr(state, "run", lambda *args, **kwargs: pytest.fail("the model ran"))
     monkeypatch.setattr(registry, "load", lambda *args: pytest.fail("a model was loaded"))
     assert state.get_trace("paper-untrained", state.DEFAULT_TEXT).model == "paper-untrained"
+
+
+def test_the_server_gives_numpy_one_blas_thread():
+    """The head atlas's PCA runs in numpy's BLAS, whose threads spin against the server's other
+    work (ui.state.get_model): once a model is loaded, BLAS has one thread, even where the
+    environment asks OpenBLAS for four (it takes at most one a core)."""
+    script = (
+        "from threadpoolctl import threadpool_info\n"
+        "from ui import state\n"
+        "def blas(): return sorted({p['num_threads'] for p in threadpool_info()"
+        " if p['user_api'] == 'blas'})\n"
+        "print(blas())\n"
+        "state.get_model('paper-untrained')\n"
+        "print(blas())\n"
+    )
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="4")
+    before, after = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
+    ).stdout.split()
+    assert before == str([min(4, os.cpu_count() or 1)])  # numpy starts with the environment's
+    assert after == "[1]"
