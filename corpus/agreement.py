@@ -52,7 +52,8 @@ def feminine_agreement(sentence: Sentence, lex: Lexicon) -> Sentence:
     """Corpus v2.1: a person noun takes its feminine form where the sentence says the person
     is a woman: the antecedent of "she" ("The teacher is tired because she ..." = die
     Lehrerin ... sie) and a predicative noun of a female subject ("She is a doctor." = "Sie ist
-    eine Ärztin."). A lexicon without feminine forms (v2) leaves every sentence as it is."""
+    eine Ärztin.") or named by a woman's name ("This is my friend Anna." = "Das ist meine
+    Freundin Anna."). A lexicon without feminine forms (v2) leaves every sentence as it is."""
     if not lex.feminine:
         return sentence
     clauses = list(sentence.clauses)
@@ -80,7 +81,10 @@ def feminine_agreement(sentence: Sentence, lex: Lexicon) -> Sentence:
             c = replace(c, subject=_feminine(lex, c.subject))  # "The cook bakes for her son"
         if c is not None and c.verb is None and c.complement and c.complement.np:
             female = _feminine(lex, c.complement.np)
-            if female is not None and _is_female(lex, c.subject):
+            called = c.complement.np.called  # "This is my friend Anna." = "... meine Freundin"
+            if female is not None and (
+                _is_female(lex, c.subject) or (called and lex.name(called).sex == "f")
+            ):
                 c = replace(c, complement=replace(c.complement, np=female))
         out.append(c)
     return replace(sentence, clauses=tuple(out[:-1]), sub=out[-1])

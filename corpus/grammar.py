@@ -46,6 +46,7 @@ class NP:
     indefinite: str | None = None  # v2.1: nothing | nobody | something | somebody | anything ...
     owner: NP | None = None  # v2.1: "the doctor's car" (det stays "the": das Auto des Arztes)
     grade: str | None = None  # v2.1: the adjective's comparative | superlative (das größte Tier)
+    called: str | None = None  # v2.1: a person's name after the noun (mein Freund Peter)
 
 
 @dataclass(frozen=True)
@@ -357,6 +358,11 @@ def _np(
     if noun.mass:
         b.tags.add("mass_noun")
     phrase.de.append((de_noun, tuple(noun_ids)))
+    if np.called:  # "This is my friend Peter." = "Das ist mein Freund Peter."
+        name_ids = b.en(lex.name(np.called).en)
+        phrase.en += name_ids
+        phrase.de.append((lex.name(np.called).de, tuple(name_ids)))
+        b.tags.add("apposition")
     return _with_relative(b, np, phrase)
 
 

@@ -241,6 +241,13 @@ def first_lesson(s) -> Sentence | None:
         return Sentence((named, second), coordinator="and", phrase=opener)
     if draw < 0.8:
         return Sentence((named,), phrase=opener)
+    if draw < 0.86:  # "This is my friend Peter." = "Das ist mein Freund Peter."
+        owner = rng.choice(lx.POSSESSIVES).key
+        thing = _called(s, NP(rng.choice(INTRODUCED), "poss", possessor=owner))
+        if thing is None:
+            return None
+        this = NP(indefinite=rng.choice(["this", "that"]))
+        return Sentence((Clause(this, None, complement=Complement(np=thing), tense=tense),))
     if draw < 0.92:  # "This is my friend." = "Das ist mein Freund."
         thing = s.np(lx.CLASSES, "object", pronoun_p=0.0, allow_no=False, coord=False)
         if thing is None or thing.plural or thing.det in ("this", "number", "digits", "bare"):
@@ -257,6 +264,22 @@ def first_lesson(s) -> Sentence | None:
     if question:
         c = replace(c, question=True, negated=False, contracted=False)
     return Sentence((c,), punct="?" if question else ".", phrase=rng.choice(OPENERS))
+
+
+# The people one introduces by name ("This is my brother Tom."), not "my cowboy Stefan".
+INTRODUCED = tuple(
+    "friend brother sister mother father son daughter husband wife grandmother grandfather "
+    "uncle aunt cousin colleague boss teacher student".split()
+)
+
+
+def _called(s, np: NP) -> NP | None:
+    """A person noun with a name of a sex it can be: "my brother Tom", "my friend Anna" (the
+    feminine form follows by agreement: meine Freundin Anna); None for a noun no name fits."""
+    noun = s.lex.noun(np.noun)
+    sexes = {noun.sex} if noun.sex else {"m", "f"} if s.lex.feminine_of(noun.en) else set()
+    names = [n for n in s.people if n.sex in sexes]
+    return replace(np, called=s.rng.choice(names).en) if names else None
 
 
 # Place adverbs that stand beside a time adverb; not those a preposition's phrase would read

@@ -384,6 +384,10 @@ class _Parser:
                 yield replace(c, complement=Complement(age=self.at(i))), i + 3
             for np, j in self.np(i, relative=False):
                 yield replace(c, complement=Complement(np=np)), j
+                if np.det == "poss" and c.subject and c.subject.indefinite in lx.DEMONSTRATIVE:
+                    name = self.ix.names.get(self.at(j) or "")
+                    if name is not None:  # v2.1: "This is my friend Peter."
+                        yield replace(c, complement=Complement(np=replace(np, called=name))), j + 1
             for pp, j in self.pp(i):
                 yield replace(c, complement=Complement(pp=pp)), j
             yield c, i  # "Where is the cat?"

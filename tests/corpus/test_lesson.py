@@ -513,6 +513,9 @@ FIRST_LESSON = {
     "Excuse me, where is the station?": "Entschuldigung, wo ist der Bahnhof?",
     "Yes, the dog is tired.": "Ja, der Hund ist müde.",
     "This is my friend.": "Das ist mein Freund.",
+    "This is my friend Peter.": "Das ist mein Freund Peter.",
+    "That was our teacher Maria.": "Das war unsere Lehrerin Maria.",
+    "Is this your brother Tom?": "Ist das dein Bruder Tom?",
     "That is a good idea.": "Das ist eine gute Idee.",
     "Is this your book?": "Ist das dein Buch?",
     "This was very nice.": "Das war sehr schön.",
@@ -525,6 +528,20 @@ FIRST_LESSON = {
 @pytest.mark.parametrize("english", FIRST_LESSON)
 def test_first_lesson(english):
     assert _german(english) == FIRST_LESSON[english]
+
+
+def test_a_person_introduced_by_name_is_of_the_name_s_sex(sample):
+    """ "This is my friend Anna." = "Das ist meine Freundin Anna.": the German noun before the
+    name is a woman's where the name is (names.tsv's sexes, the lexicon's feminine forms and
+    women's nouns), else a man's."""
+    lex = lx.load_version("v2.1")
+    sex = {n.de: n.sex for n in lex.names if n.kind == "person"}
+    women = {n.de for n in lex.feminine} | {n.de for n in lex.nouns if n.sex == "f"}
+    introduced = [ex for ex in sample if ex.german[1] in ("ist", "war") and len(ex.german) == 6]
+    introduced = [ex for ex in introduced if ex.german[0] == "Das" and ex.german[-2] in sex]
+    assert len(introduced) >= 8
+    for ex in introduced:
+        assert (ex.german[-3] in women) == (sex[ex.german[-2]] == "f"), ex.german_text
 
 
 def test_name_is_aligned_word_by_word():
@@ -551,7 +568,7 @@ HAND_CHECKED_FLOOR = {
     "feminine_profession": 19,
     "dative_to": 16,
     "saying_clause": 16,
-    "first_lesson": 21,
+    "first_lesson": 22,
     "time_place": 13,
     "idiomatic_adjective": 13,
     "question_do": 14,
