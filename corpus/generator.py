@@ -279,7 +279,7 @@ class Sampler:
         tense = self.tense(v)
         modal = None
         if rng.random() < MODAL_P:
-            modal, tense = rng.choice(lx.MODALS).key, "present"
+            modal, tense = rng.choice(lx.modals(self.lex)).key, "present"
             if modal == "can" and rng.random() < 0.35:
                 tense = "past"  # could
         negated = rng.random() < NEGATION_P

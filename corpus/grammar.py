@@ -84,7 +84,7 @@ class Clause:
     there: NP | None = None  # "there is" + this noun phrase
     pp: PP | None = None
     tense: str = "present"  # present | past | perfect | pluperfect | progressive | future
-    modal: str | None = None  # can | must | want (present tense); "could" is can + past
+    modal: str | None = None  # can | must | want | have (to) (present); "could" is can + past
     negated: bool = False
     contracted: bool = False  # "doesn't" instead of "does not"
     question: bool = False
@@ -580,12 +580,13 @@ def _verb_group(
         m = lx.MODAL_BY_KEY[c.modal]
         b.tags.add("modal")
         forms = m.de_negated if (c.negated and m.de_negated) else m.de_present
-        if c.modal == "want":
+        if c.modal in ("want", "have"):  # do-support: "doesn't want to", "Do I have to"
             if inverted or c.negated:
                 front, rest = _aux(b, "does" if third else "do", c, inverted)
-                fin = b.en("want")
+                fin = b.en(c.modal)
             else:
-                front, rest, fin = [], [], b.en("wants" if third else "want")
+                third_form = {"want": "wants", "have": "has"}[c.modal]
+                front, rest, fin = [], [], b.en(third_form if third else c.modal)
             rest += fin + b.en("to")
             slot = 0
         else:

@@ -529,7 +529,16 @@ MODALS: tuple[Modal, ...] = (
     ),
     Modal("want", "want", ("will", "willst", "will", "wollen", "wollt", "wollen"), ()),
 )
-MODAL_BY_KEY = {m.key: m for m in MODALS}
+# v2.1: "have to" = müssen; "doesn't have to" = "muss nicht" (where "must not" = "darf nicht")
+HAVE_TO = Modal("have", "have", ("muss", "musst", "muss", "müssen", "müsst", "müssen"), ())
+MODAL_BY_KEY = {m.key: m for m in (*MODALS, HAVE_TO)}
+
+
+def modals(lex: Lexicon) -> tuple[Modal, ...]:
+    """The modals a corpus version draws and reads (v2's three, so that v2 stays as it was)."""
+    return MODALS if lex.version == "v2" else (*MODALS, HAVE_TO)
+
+
 # "could" is the past of "can" (konnte); the other modals stay in the present.
 COULD = ("konnte", "konntest", "konnte", "konnten", "konntet", "konnten")
 

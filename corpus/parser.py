@@ -275,7 +275,9 @@ class _Parser:
         is the auxiliary already read before the subject."""
         inverted = inverted_front is not None
         for verb in self._verb_candidates(i) if not there else [None]:
-            modals: list[str | None] = [None] + ([m.key for m in lx.MODALS] if verb else [])
+            modals: list[str | None] = [None] + (
+                [m.key for m in lx.modals(self.lex)] if verb else []
+            )
             for modal in modals:
                 tenses = (
                     _TENSES

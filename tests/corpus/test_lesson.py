@@ -310,6 +310,13 @@ NEGATION = {
     "Somebody helped me.": "Jemand half mir.",
     "We have no time.": "Wir haben keine Zeit.",
     "The cat never sleeps in the kitchen.": "Die Katze schläft nie in der Küche.",
+    # "have to" is müssen, so its negation is "muss nicht", never v2's "must not" = "darf nicht"
+    "You don't have to wait.": "Du musst nicht warten.",
+    "The children do not have to sleep.": "Die Kinder müssen nicht schlafen.",
+    "You must not wait.": "Du darfst nicht warten.",
+    "She has to work today.": "Sie muss heute arbeiten.",
+    "Does he have to go?": "Muss er gehen?",
+    "He says that she has to work.": "Er sagt, dass sie arbeiten muss.",
 }
 
 
@@ -572,7 +579,7 @@ HAND_CHECKED_FLOOR = {
     "time_place": 13,
     "idiomatic_adjective": 13,
     "question_do": 14,
-    "negation": 14,
+    "negation": 15,
     "comparison": 17,
     "possessive_s": 14,
     "numbers": 17,
