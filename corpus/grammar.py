@@ -820,7 +820,7 @@ def _clause(
     there = _np(b, c.there, "acc", kein=vg.neg if c.there is target else None) if c.there else None
     comp = _complement(b, c.complement, target, vg) if c.complement else None
     if comp is not None and v is not None:  # v2.1: "Tom runs faster than Paul."
-        b.tags.add("comparison_adverbial")
+        b.tags.add("linking_verb" if frame == "adj" else "comparison_adverbial")
     if idiom and comp is not None:
         comp = _idiom_complement(b, c, comp, idiom)
     goal = lex.adverb(c.place) if c.place else None

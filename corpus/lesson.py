@@ -543,14 +543,34 @@ def saying(s) -> Sentence | None:
     return with_told(s, Sentence((main,), conj="that", sub=sub))
 
 
+# v2.1's linking verbs (frame adj) and the adjectives each is said with: a soup tastes good
+# (schmeckt gut), not "nice" (schön: the weather's sense).
+LINKING = {
+    "look_adj": tuple("tired happy sad sick young old good angry hungry strange".split()),
+    "taste_adj": tuple("good bad sweet delicious fresh strange".split()),
+    "smell_adj": tuple("good bad sweet fresh strange".split()),
+    "sound_adj": tuple("good interesting strange boring great funny".split()),
+}
+
+
 def idiomatic(s) -> Sentence | None:
     """Adjectives in their idiomatic German: "The weather is nice." = "Das Wetter ist schön.",
-    "I am cold." = "Mir ist kalt.", "I am hungry." = "Ich habe Hunger." """
+    "I am cold." = "Mir ist kalt.", "I am hungry." = "Ich habe Hunger.", "Your sister looks
+    tired." = "Deine Schwester sieht müde aus." """
     rng = s.rng
     draw = rng.random()
     tense = rng.choice(["present", "present", "past", "perfect"])
     negated = rng.random() < 0.15
-    if draw < 0.35:
+    if draw < 0.25:  # "The soup tastes good." = "Die Suppe schmeckt gut."
+        key = rng.choice(sorted(LINKING))
+        subj = s.np(s.lex.verb(key).subject, "subject", pronoun_p=0.2, coord=False)
+        if subj is None:
+            return None
+        adjective = rng.choice(LINKING[key])
+        very = adjective not in ("great", "delicious") and rng.random() < 0.3  # not "very great"
+        comp = Complement(adjective=adjective, degree="very" if very else None)
+        c = Clause(subj, key, complement=comp, tense=tense, negated=negated)
+    elif draw < 0.5:
         sense = s.lex.adjective("nice_thing")
         subj = s.np(sense.classes, "subject", pronoun_p=0.1, allow_no=False, coord=False)
         if subj is None or (subj.pronoun and subj.pronoun != "it"):

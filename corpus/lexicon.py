@@ -78,7 +78,7 @@ class Verb:
     de_participle: str
     aux: str  # haben | sein
     de_imperative: str
-    frame: str  # intrans | acc | dat | dat_acc | that | prep
+    frame: str  # intrans | acc | dat | dat_acc | that | prep | adj (v2.1: "looks tired")
     de_object_prep: tuple[str, str] | None  # ("auf", "acc") for frame prep
     subject: frozenset[str]
     obj: frozenset[str]

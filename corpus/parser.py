@@ -372,15 +372,7 @@ class _Parser:
             if c.there is not None or gap_object:
                 yield c, i
                 return
-            for degree in (None, "very", "too"):
-                j = i + (degree is not None)
-                if degree and self.at(i) != degree:
-                    continue
-                if self.at(j) in self.ix.adjectives and self.lex.adjective(self.at(j)).classes:
-                    yield (
-                        replace(c, complement=Complement(adjective=self.at(j), degree=degree)),
-                        j + 1,
-                    )
+            yield from self._adjective(c, i)
             yield from self._comparison(c, i)
             if self.lex.version != "v2" and self._age(i):  # v2.1: "ten years old"
                 yield replace(c, complement=Complement(age=self.at(i))), i + 3
@@ -395,6 +387,9 @@ class _Parser:
             yield c, i  # "Where is the cat?"
             return
         v = self.lex.verb(c.verb)
+        if v.frame == "adj":  # v2.1: "The soup tastes good." = "Die Suppe schmeckt gut."
+            yield from self._adjective(c, i)
+            return
         if v.frame == "that" and v.obj and not gap_object:  # v2.1: "told me that ..."
             for obj, k in self.np(i, relative=False):
                 yield replace(c, obj=obj), k
@@ -439,6 +434,16 @@ class _Parser:
             if v.key in lx.DATIVE_TO:
                 for iobj, m in self._to_dative(v, k):
                     yield replace(c, obj=obj, iobj=iobj, to_dative=True), m
+
+    def _adjective(self, c: Clause, i: int) -> Iterator[tuple[Clause, int]]:
+        """A predicative adjective, alone or after very or too: "(is) very tired"."""
+        for degree in (None, "very", "too"):
+            j = i + (degree is not None)
+            if degree and self.at(i) != degree:
+                continue
+            if self.at(j) in self.ix.adjectives and self.lex.adjective(self.at(j)).classes:
+                comp = Complement(adjective=self.at(j), degree=degree)
+                yield replace(c, complement=comp), j + 1
 
     def _comparison(self, c: Clause, i: int) -> Iterator[tuple[Clause, int]]:
         """v2.1: "bigger than the dog", "more interesting than the film", "as old as Tom"."""

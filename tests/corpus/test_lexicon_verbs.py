@@ -444,7 +444,8 @@ def test_required_verbs():
 
 def test_v2_1_verbs_agree_with_ablaut_and_lemminflect():
     """The verbs corpus v2.1 adds (verbs_v2_1.tsv: stop = halten for a vehicle, leave = abfahren)
-    are checked like v2's, with no exceptions."""
+    are checked like v2's, with no German exceptions and v2's English ones (EN_ALLOWED: a
+    second sense of "smell" is "smelled" too)."""
     problems = []
     header, v2_1 = read("verbs_v2_1.tsv")
     assert header == read()[0]
@@ -452,5 +453,9 @@ def test_v2_1_verbs_agree_with_ablaut_and_lemminflect():
         if r["prefix"] and not r["de"].startswith(r["prefix"]):
             problems.append(f"{r['key']}: {r['de']} does not start with its prefix {r['prefix']}")
         problems += [f"{r['key']}.{f}: {d}" for f, d in german_mismatches(r).items()]
-        problems += [f"{r['key']}.{f}: {d}" for f, d in english_mismatches(r).items()]
+        problems += [
+            f"{r['key']}.{f}: {d}"
+            for f, d in english_mismatches(r).items()
+            if (r["en"], f) not in EN_ALLOWED
+        ]
     fail_all(problems, "v2.1 verb forms differ from ablaut or lemminflect")
