@@ -351,8 +351,10 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
         )
         for r in read_rows("adjectives_v2_1.tsv", data_dir)
     )
+    nouns = tuple(_noun(r) for r in read_rows("nouns_v2_1.tsv", data_dir))
     return replace(
         base,
+        nouns=base.nouns + nouns,
         verbs=base.verbs + verbs,
         names=base.names
         + tuple(

@@ -133,9 +133,9 @@ def readme_header() -> list[str]:
 
 
 @cache
-def table() -> tuple[list[str], list[list[str]]]:
+def table(path: Path = NOUNS) -> tuple[list[str], list[list[str]]]:
     """(header, data rows) with comment lines skipped; cells are not yet checked."""
-    with open(NOUNS, encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8", newline="") as f:
         lines = f.read().split("\n")
     assert lines[0] and not lines[0].startswith("#"), "the header line must come first"
     body = [line for line in lines if line.strip() and not line.startswith("#")]
@@ -144,8 +144,8 @@ def table() -> tuple[list[str], list[list[str]]]:
 
 
 @cache
-def rows() -> tuple[dict[str, str], ...]:
-    header, data = table()
+def rows(path: Path = NOUNS) -> tuple[dict[str, str], ...]:
+    header, data = table(path)
     return tuple(dict(zip(header, cells, strict=True)) for cells in data if len(cells) == 10)
 
 
@@ -503,4 +503,46 @@ def test_english_plurals_against_lemminflect():
         if r["en_plural"] not in candidates:
             problems.append(f"{r['en']}: {r['en_plural']} not in {candidates}")
     assert checked >= 800, checked
+    assert not problems, problems
+
+
+# ------------------------------------------------------------------ corpus v2.1
+
+# v2.1's German words whose plural is not german-nouns' on purpose: `de` -> (german-nouns'
+# plural, why); every other cell of the row must agree with it.
+OWN_PLURALS_V2_1 = {
+    "Elternteil": (
+        "Elternteile",
+        "'parents' are die Eltern, a plural of its own (Elternteile: the parents one by one)",
+    ),
+}
+
+
+def test_v2_1_nouns_are_checked_like_v2_s():
+    """nouns_v2_1.tsv (parent = Elternteil, parents = Eltern): v2's columns, classes from the
+    README, words v2 does not have, German forms against german-nouns and English plurals
+    against lemminflect; a plural of its own only through OWN_PLURALS_V2_1."""
+    path = DATA / "nouns_v2_1.tsv"
+    header, data = table(path)
+    assert header == HEADER
+    assert all(len(cells) == len(HEADER) for cells in data)
+    v2_1 = rows(path)
+    assert v2_1, "no rows"
+    problems = []
+    for r in v2_1:
+        if r["en"] in by_en():
+            problems.append(f"{r['en']}: already in nouns.tsv")
+        if unknown := set(r["classes"].split()) - readme_classes():
+            problems.append(f"{r['en']}: classes {sorted(unknown)} not in the README")
+        if r["gender"] not in ("m", "f", "n"):
+            problems.append(f"{r['en']}: gender {r['gender']!r}")
+        if r["de"] in OWN_PLURALS_V2_1:
+            if not german_problems(r):
+                problems.append(f"{r['de']}: allow-listed but german-nouns agrees now")
+            r = dict(r, de_plural=OWN_PLURALS_V2_1[r["de"]][0])
+        problems += german_problems(r)
+        if r["mass"] != "1" and r["en_plural"] not in lemminflect.getInflection(r["en"], "NNS"):
+            problems.append(f"{r['en']}: English plural {r['en_plural']} not in lemminflect's")
+    stale = set(OWN_PLURALS_V2_1) - {r["de"] for r in v2_1}
+    problems += [f"{de}: allow-listed but not in nouns_v2_1.tsv" for de in sorted(stale)]
     assert not problems, problems
