@@ -359,9 +359,10 @@ def _np(
         b.tags.add("mass_noun")
     phrase.de.append((de_noun, tuple(noun_ids)))
     if np.called:  # "This is my friend Peter." = "Das ist mein Freund Peter."
-        name_ids = b.en(lex.name(np.called).en)
+        called = lex.name(np.called)
+        name_ids = b.en(called.en)
         phrase.en += name_ids
-        phrase.de.append((lex.name(np.called).de, tuple(name_ids)))
+        phrase.de.append((called.de, tuple(name_ids)))
         b.tags.add("apposition")
     return _with_relative(b, np, phrase)
 

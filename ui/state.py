@@ -54,8 +54,8 @@ def get_model(name: str) -> registry.LoadedModel:
     torch.set_num_threads(max(1, (os.cpu_count() or 2) // 2))
     # numpy's BLAS (OpenBLAS, a thread per core by default) does the head atlas's PCA: its
     # matrices are small (d_k = 64), and its threads spinning against the server's other work
-    # made one head's PCA 1.6 s instead of 2 ms (8,000 points, on 2 busy cores),
-    # so SmolLM2's matrix of 270 heads took minutes.
+    # made one head's PCA 1.6 s instead of 2 ms (8,000 points, both cores busy), minutes for
+    # SmolLM2's matrix of 270 heads; on an idle machine one thread costs nothing.
     threadpool_limits(1, user_api="blas")
     return registry.load(name)
 
