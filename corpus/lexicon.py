@@ -18,7 +18,7 @@ DATA_DIR = Path(__file__).parent / "data"
 
 CLASSES = frozenset(
     """person animal plant food drink object furniture vehicle building room place text device
-    clothing body abstract time event group material nature""".split()
+    clothing body abstract time event group material nature fact""".split()
 )
 ANIMATE = frozenset({"person", "animal"})
 
@@ -352,9 +352,11 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
         for r in read_rows("adjectives_v2_1.tsv", data_dir)
     )
     nouns = tuple(_noun(r) for r in read_rows("nouns_v2_1.tsv", data_dir))
+    more = {r["en"]: _classes(r["classes"]) for r in read_rows("noun_classes_v2_1.tsv", data_dir)}
+    reclassed = tuple(replace(n, classes=n.classes | more.get(n.en, frozenset())) for n in base.nouns)
     return replace(
         base,
-        nouns=base.nouns + nouns,
+        nouns=reclassed + nouns,
         verbs=base.verbs + verbs,
         names=base.names
         + tuple(

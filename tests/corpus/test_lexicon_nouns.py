@@ -108,6 +108,7 @@ MIN_PER_CLASS = {
     "group": 30,
     "material": 30,
     "nature": 40,
+    "fact": 5,  # v2.1 only (noun_classes_v2_1.tsv): few, and each a fact in German (wissen)
 }
 
 
@@ -147,6 +148,13 @@ def table(path: Path = NOUNS) -> tuple[list[str], list[list[str]]]:
 def rows(path: Path = NOUNS) -> tuple[dict[str, str], ...]:
     header, data = table(path)
     return tuple(dict(zip(header, cells, strict=True)) for cells in data if len(cells) == 10)
+
+
+def added_classes() -> list[dict[str, str]]:
+    """The rows of noun_classes_v2_1.tsv: classes v2.1 adds to nouns of nouns.tsv."""
+    header, data = table(DATA / "noun_classes_v2_1.tsv")
+    assert header == ["en", "classes"]
+    return [dict(zip(header, cells, strict=True)) for cells in data]
 
 
 def by_en() -> dict[str, dict[str, str]]:
@@ -263,7 +271,7 @@ def german_problems(r: dict[str, str]) -> list[str]:
 
 def test_readme_parses():
     # guards the parsers: a reworded README must not make the class checks vacuous
-    assert len(readme_classes()) == 21
+    assert len(readme_classes()) == 22
     assert {"person", "animal", "food", "drink", "furniture", "nature"} <= readme_classes()
     assert readme_header() == HEADER
 
@@ -397,7 +405,7 @@ def test_golden_classes():
 
 
 def test_class_populations():
-    counts = Counter(c for r in rows() for c in r["classes"].split())
+    counts = Counter(c for r in [*rows(), *added_classes()] for c in r["classes"].split())
     assert set(MIN_PER_CLASS) == readme_classes()
     low = {c: counts[c] for c, n in MIN_PER_CLASS.items() if counts[c] < n}
     assert not low, low
@@ -546,3 +554,20 @@ def test_v2_1_nouns_are_checked_like_v2_s():
     stale = set(OWN_PLURALS_V2_1) - {r["de"] for r in v2_1}
     problems += [f"{de}: allow-listed but not in nouns_v2_1.tsv" for de in sorted(stale)]
     assert not problems, problems
+
+
+def test_v2_1_noun_classes_name_nouns_of_v2_and_readme_classes():
+    """noun_classes_v2_1.tsv adds classes (fact: knows the answer = weiß die Antwort) to v2's
+    nouns, for v2.1 alone: v2's lexicon is left as it was."""
+    added = added_classes()
+    assert added, "no rows"
+    problems = [r["en"] for r in added if r["en"] not in by_en()]
+    problems += [
+        f"{r['en']}: {c}" for r in added for c in r["classes"].split() if c not in readme_classes()
+    ]
+    assert not problems, problems
+    from corpus import lexicon as lx
+
+    v2, v2_1 = lx.load_version("v2"), lx.load_version("v2.1")
+    assert "fact" in v2_1.noun("answer").classes
+    assert all("fact" not in n.classes for n in v2.nouns)
