@@ -384,7 +384,8 @@ class Sampler:
             fits = [a for a in fits if "present" in a.tenses or "past" not in a.tenses]
         if c.verb is not None and self.lex.verb(c.verb).motion:  # not "*goes at home"
             fits = [a for a in fits if a.kind != "place"]
-        fits = [a for a in fits if a.kind != "goal"]  # v2.1's "home": LessonSampler adds them
+        # v2.1's "home" and "for five days": LessonSampler adds them where they fit the verb
+        fits = [a for a in fits if a.kind not in ("goal", "duration")]
         if c.verb is None:
             fits = [a for a in fits if a.kind in ("time", "frequency", "sentence")]
         if not fits:

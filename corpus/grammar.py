@@ -865,7 +865,7 @@ def _clause(
         middle += obj.de  # type: ignore[union-attr]
     if iobj and c.iobj is not None and c.iobj.pronoun:
         middle += iobj.de
-    if adv and not c.adverb_front and adv.kind in ("time", "frequency", "sentence"):
+    if adv and not c.adverb_front and adv.kind in ("time", "duration", "frequency", "sentence"):
         middle.append((" ".join(adv.de), tuple(adv_ids)))
     if iobj and c.iobj is not None and not c.iobj.pronoun:
         middle += iobj.de

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from corpus import agreement
 from corpus import lexicon as lx
-from corpus.grammar import NP, Clause, Complement, Sentence, clause_slots, np_classes, with_np
+from corpus.grammar import NP, PP, Clause, Complement, Sentence, clause_slots, np_classes, with_np
 
 # "to" after the object: how often a v2 kind's dat_acc clause is written so in v2.1.
 TO_DATIVE_P = 0.5
@@ -419,6 +419,8 @@ def numbers(s) -> Sentence | None:
             c = replace(c, question=True, negated=False)
             return Sentence((c,), punct="?")
         return Sentence((c,))
+    if draw >= 0.75 and rng.random() < 0.35:
+        return how_long(s)
     c = timetable(s) if draw >= 0.75 and rng.random() < 0.4 else s.base_verb_clause(frames=("acc",))
     if c is None:
         return None
@@ -440,6 +442,47 @@ def numbers(s) -> Sentence | None:
     if c.verb in TIMETABLE_VERBS and rng.random() < 0.3:  # "Does the train leave at nine?"
         c = replace(c, question=True, adverb_front=False, negated=False, contracted=False)
         return Sentence((c,), punct="?")
+    return Sentence((c,))
+
+
+# What one does for a while (read and wait without their object), and for how long it is said.
+DURATIVE_VERBS = {
+    "wait": ("minute", "hour", "day"),
+    "stay": ("hour", "day", "week", "month"),
+    "sleep": ("minute", "hour"),
+    "work": ("hour", "day", "week", "year"),
+    "play": ("minute", "hour"),
+    "swim": ("minute", "hour"),
+    "dance": ("minute", "hour"),
+    "sing": ("minute", "hour"),
+    "read": ("minute", "hour"),
+    "live": ("month", "year"),  # always with the city: "wohnte" alone is no sentence
+}
+
+
+def how_long(s) -> Sentence | None:
+    """ "I waited for 15 minutes." = "Ich wartete 15 Minuten."; "We stayed in Paris for five
+    days." = "Wir blieben fünf Tage in Paris.": how long is an accusative of time, without the
+    preposition (not "auf 15 Minuten"), before the place."""
+    rng = s.rng
+    v = s.lex.verb(rng.choice(sorted(DURATIVE_VERBS)))
+    subj = s.np(v.subject & {"person"} or v.subject, "subject", coord=False)
+    # not "*They live in Berlin for ten years" (= "have lived", seit: not drawn)
+    tense = rng.choice(["past", "past", "future"] + ([] if v.key == "live" else ["present"]))
+    units = DURATIVE_VERBS[v.key]
+    durations = [
+        a
+        for a in s.lex.adverbs
+        if a.kind == "duration"
+        and tense in a.tenses
+        and (a.en[-1].removesuffix("s") in units or a.en[-1] == "time")
+    ]
+    if subj is None or not durations:
+        return None
+    c = Clause(subj, v.key, tense=tense, adverb=" ".join(rng.choice(durations).en))
+    c = replace(c, adverb_front=rng.random() < 0.15)
+    if v.key == "live" or (v.key in ("stay", "work") and rng.random() < 0.6):
+        c = replace(c, pp=PP("in", NP(name=rng.choice(s.places).en)))
     return Sentence((c,))
 
 

@@ -353,7 +353,9 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
     )
     nouns = tuple(_noun(r) for r in read_rows("nouns_v2_1.tsv", data_dir))
     more = {r["en"]: _classes(r["classes"]) for r in read_rows("noun_classes_v2_1.tsv", data_dir)}
-    reclassed = tuple(replace(n, classes=n.classes | more.get(n.en, frozenset())) for n in base.nouns)
+    reclassed = tuple(
+        replace(n, classes=n.classes | more.get(n.en, frozenset())) for n in base.nouns
+    )
     return replace(
         base,
         nouns=reclassed + nouns,

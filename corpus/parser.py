@@ -403,8 +403,16 @@ class _Parser:
             return
         particle = tuple(v.en_particle.lower().split())  # v2.1: "pay attention to" is two
         at_particle = self.match(i, particle)
-        if v.key in lx.OBJECT_OPTIONAL and c.obj is None and not (particle and at_particle):
+        # v2.1: "waited for 15 minutes" says how long (15 Minuten), not what for (auf)
+        how_long = bool(particle) and at_particle and any(self.adverbs(i, kinds=("duration",)))
+        if (
+            v.key in lx.OBJECT_OPTIONAL
+            and c.obj is None
+            and (not (particle and at_particle) or how_long)
+        ):
             yield c, i  # "The children are eating."
+        if how_long:
+            return
         j = i
         if particle:
             if not at_particle:

@@ -31,6 +31,12 @@ def sample() -> list:
     return generate(2000, seed=21, version="v2.1")
 
 
+@pytest.fixture(scope="module")
+def large_sample() -> list:
+    """A larger sample, for the kinds a lesson draws a few times in a thousand."""
+    return generate(6000, seed=5, version="v2.1")
+
+
 # ----------------------------------------------------------- dative with "to"
 
 DATIVE_TO = {
@@ -582,14 +588,33 @@ def test_a_fact_is_known_with_wissen_a_person_or_place_with_kennen():
     assert _german("Does he know Berlin?") == "Kennt er Berlin?"
 
 
-def test_know_fact_is_drawn_often_enough_to_learn():
+def test_how_long_is_an_accusative_of_time():
+    """ "for 15 minutes" is no "auf 15 Minuten" (wait for = warten auf); German by hand."""
+    assert _german("I waited for 15 minutes.") == "Ich wartete 15 Minuten."
+    assert _german("I waited for the bus for an hour.") == "Ich wartete eine Stunde auf den Bus."
+    assert _german("We stayed in Paris for five days.") == "Wir blieben fünf Tage in Paris."
+    assert _german("She slept for a long time.") == "Sie schlief lange."
+    assert _german("For two weeks we stayed at home.") == "Zwei Wochen blieben wir zu Hause."
+    assert _german("I waited for the train.") == "Ich wartete auf den Zug."
+
+
+def test_durations_are_drawn_with_the_verbs_they_fit(large_sample):
+    """A duration comes with a verb one does for a while, in units that fit it (nobody lives
+    somewhere for 20 minutes), and never from v2.1's general adverb slot."""
+    found = [e for e in large_sample if "adverb_duration" in e.phenomena]
+    assert len(found) >= 15, len(found)
+    for e in found:
+        text = e.english_text
+        assert not re.search(r"\b(live|lives|lived)\b.*\b(minutes?|hours?|days?)\b", text), text
+        assert not re.search(r"\b(sleep|sleeps|slept)\b.*\b(weeks?|months?|years?)\b", text), text
+
+
+def test_know_fact_is_drawn_often_enough_to_learn(large_sample):
     """Drawn by wordfreq rank alone it came twice in 6,000 v2.1 sentences."""
     known = r"\bkn(ow|ows|ew|own) (the|my|your|his|her|our|their) (answer|truth|reason|price)"
     wissen = {"weiß", "weißt", "wissen", "wisst", "wusste", "wusstest", "wussten", "gewusst"}
     facts = [
-        e
-        for e in generate(6000, seed=5, version="v2.1")
-        if re.search(known, " ".join(e.english)) and wissen & set(e.german)
+        e for e in large_sample if re.search(known, " ".join(e.english)) and wissen & set(e.german)
     ]
     assert len(facts) >= 10, facts
 
@@ -598,7 +623,7 @@ def test_know_fact_is_drawn_often_enough_to_learn():
 
 # Exact matches of translate(english) with the hand-written German, per construction, as
 # measured when v2.1's grammar was written: a floor. Most misses are English v2.1 cannot read
-# yet (two adverbs of time, "for 15 minutes", "the students'", words not in the lexicon);
+# yet (two adverbs of time, "the students'", words not in the lexicon);
 # some are a second right German the hand did not choose (in die/zur Schule, ... schön sein wird / schön wird), and a few are v2's own word choices (Ehefrau for
 # "wife", am Markt, Lektion for "lesson"), which v2.1 keeps so that v2 stays as it was.
 HAND_CHECKED_FLOOR = {
@@ -612,7 +637,7 @@ HAND_CHECKED_FLOOR = {
     "negation": 16,
     "comparison": 17,
     "possessive_s": 15,
-    "numbers": 17,
+    "numbers": 19,
     "lecturer": 14,
 }
 
