@@ -327,13 +327,19 @@ def matrix_figure(
     rows, cols = corpus.n_layers, corpus.n_heads
     rng = np.random.default_rng(0)
     points: dict[int, list[np.ndarray]] = {0: [], 1: []}
-    hover: dict[int, list[str]] = {0: [], 1: []}
     origins = head_points(corpus, kind, 0, 0)  # the same tokens, in order, for every head
-    picks, labels, positions = {}, {}, {}
-    for side, origin, what in ((0, origins.query_origin, "query"), (1, origins.key_origin, "key")):
+    picks, tokens, positions, where = {}, {}, {}, {}
+    for side, origin in ((0, origins.query_origin), (1, origins.key_origin)):
         picks[side] = np.sort(rng.choice(len(origin), min(MATRIX_POINTS, len(origin)), False))
-        labels[side] = _hover(corpus, kind, origin[picks[side]], side, what)
-        positions[side] = origin[picks[side], 1] + 1
+        chosen = origin[picks[side]]
+        tokens[side] = [safe(corpus.sentences[s].tokens[kind][side][p]) for s, p in chosen]
+        positions[side] = chosen[:, 1] + 1
+        # hover numbers as customdata (sent as binary), the token as text: a label written out
+        # per point repeated the same sentence context in all 270 heads of SmolLM2 (10 MB)
+        heads = np.array([(layer + 1, head + 1) for layer in range(rows) for head in range(cols)])
+        where[side] = np.column_stack(
+            [np.repeat(heads, len(chosen), axis=0), np.tile(chosen + 1, (rows * cols, 1))]
+        ).astype(np.int16)
     for layer in range(rows):
         for head in range(cols):
             mapped = head_map(corpus, kind, layer, head)
@@ -341,17 +347,15 @@ def matrix_figure(
             placed = _in_cell(np.concatenate([drawn[0], drawn[1]]), layer, head, rows)
             points[0].append(placed[: len(picks[0])])
             points[1].append(placed[len(picks[0]) :])
-            for side in (0, 1):
-                hover[side] += [f"layer {layer + 1}, head {head + 1} · {t}" for t in labels[side]]
     font = font_px(presentation)
     right = 8 * font if colour_by == "position" else 2 * font
     longest = max(len(s.tokens[kind][side]) for s in corpus.sentences for side in (0, 1))
     fig = go.Figure()
-    for side, colour, name, symbol in (
-        (0, QUERY_COLOR, "queries", "circle"),
-        (1, KEY_COLOR, "keys", "diamond"),
+    for side, colour, name, symbol, what in (
+        (0, QUERY_COLOR, "queries", "circle", "query"),
+        (1, KEY_COLOR, "keys", "diamond", "key"),
     ):
-        xy = np.concatenate(points[side])
+        xy = np.concatenate(points[side]).astype(np.float32)
         marker: dict = {"size": 3, "color": colour, "opacity": 0.7}
         if colour_by == "position":
             marker |= {
@@ -370,8 +374,12 @@ def matrix_figure(
                 mode="markers",
                 marker=marker,
                 name=name,
-                hovertext=hover[side],
-                hoverinfo="text",
+                text=tokens[side] * (rows * cols),
+                customdata=where[side],
+                hovertemplate=(
+                    f"layer %{{customdata[0]}}, head %{{customdata[1]}} · {what} “%{{text}}”"
+                    "<br>sentence %{customdata[2]}, position %{customdata[3]}<extra></extra>"
+                ),
             )
         )
     step = 1 + MATRIX_GAP

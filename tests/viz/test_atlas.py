@@ -16,6 +16,7 @@ from viz.atlas import (
     FADED_COLOR,
     KEY_COLOR,
     MATRIX_GAP,
+    MATRIX_POINTS,
     QUERY_COLOR,
     corpus_statistics,
     head_role,
@@ -198,7 +199,16 @@ def test_the_matrix_draws_every_head_in_its_own_cell():
             layer, head = divmod(index // 4, 3)
             assert head * step <= x <= head * step + 1  # head's column, from the left
             assert (1 - layer) * step <= y <= (1 - layer) * step + 1  # layer 1 on top
-            assert trace.hovertext[index].startswith(f"layer {layer + 1}, head {head + 1} · ")
+            # hover: layer, head, sentence and position (from 1) as customdata, the token as text
+            sentence_no, position = divmod(index % 4, 2)
+            assert list(trace.customdata[index]) == [
+                layer + 1,
+                head + 1,
+                sentence_no + 1,
+                position + 1,
+            ]
+            assert trace.text[index] == "abcd"[index % 4]
+        assert "layer %{customdata[0]}, head %{customdata[1]}" in trace.hovertemplate
     assert list(figure.layout.xaxis.ticktext) == ["H1", "H2", "H3"]
     assert list(figure.layout.yaxis.ticktext) == ["L1", "L2"]
     assert figure.layout.yaxis.tickvals[0] > figure.layout.yaxis.tickvals[1]  # L1 above L2
@@ -206,3 +216,20 @@ def test_the_matrix_draws_every_head_in_its_own_cell():
     by_position = matrix_figure(corpus, "encoder_self", colour_by="position")
     assert list(by_position.data[0].marker.color[:4]) == [1, 2, 1, 2]  # positions, from 1
     assert sum(bool(t.marker.showscale) for t in by_position.data) == 1  # one colour bar
+
+
+def test_the_matrix_of_a_large_model_stays_small_and_escapes_tokens():
+    """SmolLM2's 30 x 9 heads: a label written out per point made a 10 MB figure; the token is
+    sent once a point and the numbers as binary customdata. A typed token is never markup."""
+    layers, heads, n, d_k = 30, 9, 8, 64
+    words = ["<b>bold</b>", "a", "b", "c", "d", "e", "f", "g"]
+    weights = np.full((layers, heads, n, n), 1 / n)
+    corpus = corpus_of(
+        "encoder_self",
+        *(sentence(str(i), "encoder_self", words, words, weights, d_k=d_k) for i in range(30)),
+    )
+    figure = matrix_figure(corpus, "encoder_self")
+    assert len(figure.to_json()) < 2_500_000
+    queries = figure.data[0]
+    assert len(queries.x) == layers * heads * MATRIX_POINTS
+    assert "&lt;b&gt;bold&lt;/b&gt;" in queries.text and "<b>bold</b>" not in queries.text
