@@ -43,6 +43,8 @@ def _feminine(lex: Lexicon, np: NP | None) -> NP | None:
 def her_only(lex: Lexicon, c: Clause) -> bool:
     """Has the clause a possessive "her" and no other woman it could stand for?"""
     others = [c.obj, c.iobj, c.pp.np if c.pp else None]
+    # and the owner of a possessive 's: "edits her president's messages"
+    others += [np.owner for np in others if np is not None and np.owner is not None]
     her = [np for np in others if np is not None and np.possessor == "she"]
     # "for her daughter": the daughter is not her own possessor
     return bool(her) and not any(_is_female(lex, np) for np in others if np not in her)

@@ -335,7 +335,7 @@ class Sampler:
     def copula_clause(self, subject: NP | None = None) -> Clause | None:
         rng = self.rng
         kind = _weighted(rng, {"adjective": 0.6, "place": 0.25, "noun": 0.15})
-        concrete = lx.CLASSES - {"abstract", "time", "event", "group", "fact"}
+        concrete = lx.CLASSES - {"abstract", "time", "event", "group", "fact", "question"}
         subj = subject or self.np(frozenset(concrete), "subject")
         if subj is None:
             return None

@@ -908,13 +908,23 @@ def _clause(
     }
     if c.there is not None:
         subj_de = [("es", tuple(there_ids))]
+    lead = len(obj.de if obj_is_pron and frame != "prep" else []) + len(  # type: ignore[union-attr]
+        iobj.de if iobj and c.iobj is not None and c.iobj.pronoun else []
+    )
+    if lead and subj_de and lex.version != "v2" and c.subject and c.subject.pronoun is None:
+        # v2.1: an unstressed pronoun goes before a subject that is no pronoun where the verb
+        # comes before them both ("Gestern stellten mir die Studenten eine Frage."); v2 wrote it
+        # after and stays as it was
+        after_verb = middle[:lead] + subj_de + middle[lead:]
+    else:
+        after_verb = subj_de + middle
 
     if mode in ("sub", "relative"):
         finite = vg.finite
         if vg.prefix:
             finite = (vg.prefix[0] + finite[0], finite[1])
             b.tags.add("separable")
-        return en, _flat(subj_de + middle + vg.right + [finite])
+        return en, _flat(subj_de + middle + vg.right + [finite])  # "dass Paul sie mag"
 
     right = vg.right + ([vg.prefix] if vg.prefix else [])
     if vg.prefix:
@@ -929,22 +939,22 @@ def _clause(
         de = subj.de + [vg.finite] + middle + right  # type: ignore[union-attr]
     elif obj_wh:
         b.tags.update({"question_wh", f"question_{c.obj.wh}"})  # type: ignore[union-attr]
-        de = obj.de + [vg.finite] + subj_de + middle + right  # type: ignore[union-attr]
+        de = obj.de + [vg.finite] + after_verb + right  # type: ignore[union-attr]
     elif c.wh == "how" and comp is not None and c.complement.adjective:  # type: ignore[union-attr]
         b.tags.update({"question_wh", "question_how", "question_how_adjective"})
         rest_mid = [t for t in middle if t not in comp.de]
         de = [(lx.WH_ADVERBS[c.wh], tuple(wh))] + comp.de + [vg.finite] + subj_de + rest_mid
     elif c.wh:
         b.tags.update({"question_wh", f"question_{c.wh}"})
-        de = [(lx.WH_ADVERBS[c.wh], tuple(wh)), vg.finite] + subj_de + middle + right
+        de = [(lx.WH_ADVERBS[c.wh], tuple(wh)), vg.finite] + after_verb + right
     elif c.question:
         b.tags.add("question_yn")
-        de = [vg.finite] + subj_de + middle + right
+        de = [vg.finite] + after_verb + right
     elif mode == "inverted":  # a subordinate clause stands before: verb first
-        de = [vg.finite] + subj_de + middle + right
+        de = [vg.finite] + after_verb + right
     elif c.adverb_front and adv:
         b.tags.add("adverb_front")
-        de = [(" ".join(adv.de), tuple(adv_ids)), vg.finite] + subj_de + middle + right
+        de = [(" ".join(adv.de), tuple(adv_ids)), vg.finite] + after_verb + right
     else:
         de = subj_de + [vg.finite] + middle + right
     if adv:

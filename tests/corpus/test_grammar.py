@@ -171,11 +171,14 @@ def test_german_pronoun_agrees_with_the_antecedent_article(sample):
 
 
 def test_generated_sentences_parse_back_to_themselves(sample):
-    """The reference translator reads every generated sentence as the generator wrote it."""
+    """The reference translator reads every generated sentence as the generator wrote it, by
+    the same version's grammar (v2.1 writes some of v2's sentences its own way: "Gestern gab mir
+    der Mann das Buch.")."""
+    v2 = lx.load_version("v2")
     misses = [
         ex.english_text
         for ex in sample
-        if (r := translate(ex.english_text)) is None
+        if (r := translate(ex.english_text, v2)) is None
         or (r.german, r.alignment, r.coreference) != (ex.german, ex.alignment, ex.coreference)
     ]
     assert len(misses) <= len(sample) // 100, misses[:20]

@@ -196,6 +196,8 @@ def test_feminine_nouns_come_with_a_woman(sample):
     a woman's name or noun (independent of the code: read from the English words)."""
     female_words = {"she", "her", "woman", "mother"}
     female_words |= {n.en.lower() for n in lx.load().names if n.sex == "f"}
+    # the nouns the lexicon's sex column calls female ("A wife was the happiest secretary.")
+    female_words |= {w for n in lx.load().nouns if n.sex == "f" for w in (n.en, n.en_plural)}
     feminine = {n.de for n in lx.load_version("v2.1").feminine}
     feminine -= {n.de for n in lx.load().nouns}  # Freundin is also v2's "girlfriend"
     for ex in sample:
@@ -228,7 +230,7 @@ def test_a_profession_after_is_comes_with_a_man_as_often_as_with_a_woman():
     assert min(said.values()) >= 0.6 * max(said.values()) and said["m"] >= 20, said
 
 
-def test_a_possessive_alone_says_who_the_person_is_for_both_sexes():
+def test_a_possessive_alone_says_who_the_person_is_for_both_sexes(large_sample):
     """ "The student reads her book." = "Die Studentin liest ihr Buch." beside "... his book." =
     "Der Student ...": one-clause sentences whose only clue is the possessive, drawn for both
     sexes (the v2.1 translator wrote "Der Student liest ihr Buch." when the corpus drew these
@@ -236,7 +238,7 @@ def test_a_possessive_alone_says_who_the_person_is_for_both_sexes():
     possessive, and the German subject's form."""
     professions = {f.en: f.de for f in lx.load_version("v2.1").feminine}
     seen = {"her": 0, "his": 0}
-    for ex in generate(3000, seed=23, version="v2.1"):
+    for ex in large_sample:
         words = [w.lower() for w in ex.english]
         clauses = {",", "and", "but", "that", "because", "when", "if", "although", "who", "which"}
         if words[0] != "the" or words[1] not in professions or clauses & set(words):
@@ -246,7 +248,7 @@ def test_a_possessive_alone_says_who_the_person_is_for_both_sexes():
             continue
         seen[owners[0]] += 1
         assert (ex.german[1] == professions[words[1]]) == (owners[0] == "her"), ex.english_text
-    assert min(seen.values()) >= 20, seen
+    assert min(seen.values()) >= 30, seen
 
 
 def test_a_or_an_goes_by_the_sound():
@@ -588,6 +590,23 @@ def test_a_fact_is_known_with_wissen_a_person_or_place_with_kennen():
     assert _german("Does he know Berlin?") == "Kennt er Berlin?"
 
 
+def test_to_ask_a_question_is_eine_frage_stellen():
+    """ask_question (objects of class question) beside ask = fragen; German by hand."""
+    assert _german("She asked him a question.") == "Sie stellte ihm eine Frage."
+    assert _german("Did you ask the man a question?") == "Hast du dem Mann eine Frage gestellt?"
+    assert _german("I ask the teacher.") == "Ich frage den Lehrer."
+
+
+def test_a_pronoun_goes_before_a_noun_subject_after_the_verb():
+    """v2.1: "Gestern gab mir der Mann das Buch."; a pronoun subject, the subject first, and a
+    subordinate clause keep their order ("dass Paul sie mag"); German by hand."""
+    assert _german("Yesterday the man gave me the book.") == "Gestern gab mir der Mann das Buch."
+    assert _german("Does the man see you?") == "Sieht dich der Mann?"
+    assert _german("The man gave me the book.") == "Der Mann gab mir das Buch."
+    assert _german("Yesterday I gave him the book.") == "Gestern gab ich ihm das Buch."
+    assert _german("I know that Paul likes her.") == "Ich weiß, dass Paul sie mag."
+
+
 def test_how_long_is_an_accusative_of_time():
     """ "for 15 minutes" is no "auf 15 Minuten" (wait for = warten auf); German by hand."""
     assert _german("I waited for 15 minutes.") == "Ich wartete 15 Minuten."
@@ -611,7 +630,7 @@ def test_durations_are_drawn_with_the_verbs_they_fit(large_sample):
 
 def test_know_fact_is_drawn_often_enough_to_learn(large_sample):
     """Drawn by wordfreq rank alone it came twice in 6,000 v2.1 sentences."""
-    known = r"\bkn(ow|ows|ew|own) (the|my|your|his|her|our|their) (answer|truth|reason|price)"
+    known = r"\bkn(ow|ows|ew|own) (the|my|your|his|her|our|their) (answer|truth|reason|price|solution|address|result)"
     wissen = {"weiß", "weißt", "wissen", "wisst", "wusste", "wusstest", "wussten", "gewusst"}
     facts = [
         e for e in large_sample if re.search(known, " ".join(e.english)) and wissen & set(e.german)
@@ -627,7 +646,7 @@ def test_know_fact_is_drawn_often_enough_to_learn(large_sample):
 # some are a second right German the hand did not choose (in die/zur Schule, ... schön sein wird / schön wird), and a few are v2's own word choices (Ehefrau for
 # "wife", am Markt, Lektion for "lesson"), which v2.1 keeps so that v2 stays as it was.
 HAND_CHECKED_FLOOR = {
-    "feminine_profession": 19,
+    "feminine_profession": 20,
     "dative_to": 16,
     "saying_clause": 16,
     "first_lesson": 22,
@@ -638,7 +657,7 @@ HAND_CHECKED_FLOOR = {
     "comparison": 17,
     "possessive_s": 15,
     "numbers": 19,
-    "lecturer": 14,
+    "lecturer": 15,
 }
 
 
