@@ -388,7 +388,9 @@ def _saxon(b: _Builder, np: NP, case: str) -> _Phrase:
         owner_en, mark = owner_ids, owner_ids
     else:
         phrase = _np(b, owner, "gen")
-        b.words[phrase.en[-1]] += "'s"  # "the doctor's": the token the tokenizer reads
+        # "the doctor's", "the children's", "the students'": the token the tokenizer reads
+        plural_s = owner.plural and b.words[phrase.en[-1]].endswith("s")
+        b.words[phrase.en[-1]] += "'" if plural_s else "'s"
         owner_de, owner_en = phrase.de, phrase.en
         mark = phrase.en[-1:]
         article = [(lx.DEF_ARTICLE[case][g], tuple(mark))]

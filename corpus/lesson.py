@@ -393,7 +393,7 @@ def possessive_s(s) -> Sentence | None:
         noun = s.noun(frozenset({"person", "animal"}))
         if noun is None:
             return None
-        plural = rng.random() < 0.2 and not noun.en_plural.endswith("s")  # "the children's"
+        plural = rng.random() < 0.2  # "the children's", "the students'" (= der Studenten)
         det = rng.choice(["the", "the", "poss"])
         possessor = rng.choice(lx.POSSESSIVES).key if det == "poss" else None
         owner = NP(noun.en, det, plural, possessor=possessor)

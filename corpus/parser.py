@@ -20,12 +20,12 @@ from corpus.agreement import agree
 from corpus.grammar import NP, PP, Clause, Complement, Example, Relative, Sentence
 from corpus.lexicon import Lexicon
 
-_TOKEN = re.compile(r"[A-Za-zÀ-ÿ]+(?:'[A-Za-z]+)?|\d+|[.,?!]")
+_TOKEN = re.compile(r"[A-Za-zÀ-ÿ]+(?:'[A-Za-z]+|(?<=s)')?|\d+|[.,?!]")
 
 
 def tokenize(text: str) -> list[str]:
-    """Typed English -> the grammar's tokens: words (contractions like "didn't" stay one
-    token), digits, punctuation."""
+    """Typed English -> the grammar's tokens: words (contractions like "didn't" and the
+    plural possessive "students'" stay one token), digits, punctuation."""
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     return _TOKEN.findall(text)
 
@@ -212,13 +212,18 @@ class _Parser:
         """v2.1: "the doctor's (new) car", "Anna's brother": an owner whose last word ends in
         's, then the head noun, which the owner makes definite."""
         for j in range(i, min(i + 4, len(self.t))):
-            if not self.t[j].endswith("'s"):
+            plural = self.t[j].endswith("s'")  # "the students' books"
+            if not (self.t[j].endswith("'s") or plural):
                 continue
-            words = self.t[i:j] + [self.t[j][:-2]]
-            owners = [NP(name=self.ix.names[words[0]])] if words[0] in self.ix.names else []
+            words = self.t[i:j] + [self.t[j][: -1 if plural else -2]]
+            owners = []
+            if words[0] in self.ix.names and not plural:
+                owners = [NP(name=self.ix.names[words[0]])]
             inner = _Parser(self.lex, words)
             owners += [
-                np for np, end in inner.np(0, relative=False, coord=False) if end == len(words)
+                np
+                for np, end in inner.np(0, relative=False, coord=False)
+                if end == len(words) and (np.plural or not plural)
             ]
             for owner in owners:
                 if owner.pronoun or owner.indefinite or (owner.name and len(words) > 1):

@@ -15,7 +15,7 @@ import pytest
 from corpus import lexicon as lx
 from corpus.generator import generate
 from corpus.hand_checked import pairs
-from corpus.parser import translate
+from corpus.parser import tokenize, translate
 
 PUNCT = {".", ",", "?", "!"}
 
@@ -607,6 +607,16 @@ def test_a_pronoun_goes_before_a_noun_subject_after_the_verb():
     assert _german("I know that Paul likes her.") == "Ich weiß, dass Paul sie mag."
 
 
+def test_a_plural_owner_ending_in_s_takes_the_apostrophe_alone():
+    """ "the students' books" = "die Bücher der Studenten" (and "the children's"), read and
+    written; German by hand."""
+    assert tokenize("The students' books.") == ["The", "students'", "books", "."]
+    assert tokenize("'Hello', she said.")[:2] == ["Hello", ","]  # a quote is no possessive
+    assert _german("I know the teachers' names.") == "Ich kenne die Namen der Lehrer."
+    assert _german("The dogs' house is small.") == "Das Haus der Hunde ist klein."
+    assert _german("The boss's car is new.") == "Das Auto des Chefs ist neu."
+
+
 def test_how_long_is_an_accusative_of_time():
     """ "for 15 minutes" is no "auf 15 Minuten" (wait for = warten auf); German by hand."""
     assert _german("I waited for 15 minutes.") == "Ich wartete 15 Minuten."
@@ -642,7 +652,7 @@ def test_know_fact_is_drawn_often_enough_to_learn(large_sample):
 
 # Exact matches of translate(english) with the hand-written German, per construction, as
 # measured when v2.1's grammar was written: a floor. Most misses are English v2.1 cannot read
-# yet (two adverbs of time, "the students'", words not in the lexicon);
+# yet (two adverbs of time, words not in the lexicon);
 # some are a second right German the hand did not choose (in die/zur Schule, ... schön sein wird / schön wird), and a few are v2's own word choices (Ehefrau for
 # "wife", am Markt, Lektion for "lesson"), which v2.1 keeps so that v2 stays as it was.
 HAND_CHECKED_FLOOR = {
@@ -655,7 +665,7 @@ HAND_CHECKED_FLOOR = {
     "question_do": 15,
     "negation": 16,
     "comparison": 17,
-    "possessive_s": 15,
+    "possessive_s": 16,
     "numbers": 19,
     "lecturer": 15,
 }
