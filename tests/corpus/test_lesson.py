@@ -667,7 +667,7 @@ HAND_CHECKED_FLOOR = {
     "comparison": 17,
     "possessive_s": 16,
     "numbers": 19,
-    "lecturer": 15,
+    "lecturer": 16,
 }
 
 
