@@ -617,6 +617,16 @@ def test_a_plural_owner_ending_in_s_takes_the_apostrophe_alone():
     assert _german("The boss's car is new.") == "Das Auto des Chefs ist neu."
 
 
+def test_after_school_is_a_time_with_the_article_german_needs():
+    """ "after school" = "nach der Schule", beside where one goes; German by hand."""
+    assert (
+        _german("The boy went home after school.") == "Der Junge ging nach der Schule nach Hause."
+    )
+    assert (
+        _german("She reads the newspaper after work.") == "Sie liest nach der Arbeit die Zeitung."
+    )
+
+
 def test_how_long_is_an_accusative_of_time():
     """ "for 15 minutes" is no "auf 15 Minuten" (wait for = warten auf); German by hand."""
     assert _german("I waited for 15 minutes.") == "Ich wartete 15 Minuten."
@@ -660,7 +670,7 @@ HAND_CHECKED_FLOOR = {
     "dative_to": 16,
     "saying_clause": 16,
     "first_lesson": 22,
-    "time_place": 14,
+    "time_place": 15,
     "idiomatic_adjective": 15,
     "question_do": 15,
     "negation": 16,
