@@ -179,7 +179,9 @@ class Sampler:
         noun = self.noun(classes)
         if noun is None:
             return None
-        if noun.mass:
+        if "game" in noun.classes:  # v2.1: "plays football" (v2's nouns have no class game)
+            dets = {"bare": 1.0}
+        elif noun.mass:
             dets = {"the": 0.5, "bare": 0.35, "poss": 0.1, "this": 0.05}
         elif role == "pp":
             dets = {"the": 0.62, "a": 0.15, "poss": 0.12, "this": 0.04, "bare": 0.07}
@@ -335,7 +337,7 @@ class Sampler:
     def copula_clause(self, subject: NP | None = None) -> Clause | None:
         rng = self.rng
         kind = _weighted(rng, {"adjective": 0.6, "place": 0.25, "noun": 0.15})
-        concrete = lx.CLASSES - {"abstract", "time", "event", "group", "fact", "question"}
+        concrete = lx.CLASSES - {"abstract", "time", "event", "group", "fact", "question", "game"}
         subj = subject or self.np(frozenset(concrete), "subject")
         if subj is None:
             return None

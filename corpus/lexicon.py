@@ -18,7 +18,7 @@ DATA_DIR = Path(__file__).parent / "data"
 
 CLASSES = frozenset(
     """person animal plant food drink object furniture vehicle building room place text device
-    clothing body abstract time event group material nature fact question""".split()
+    clothing body abstract time event group material nature fact question game""".split()
 )
 ANIMATE = frozenset({"person", "animal"})
 

@@ -627,6 +627,13 @@ def test_after_school_is_a_time_with_the_article_german_needs():
     )
 
 
+def test_a_game_is_played_without_an_article():
+    """play_game (objects of class game): "plays football" = "spielt Fußball"; German by hand."""
+    assert _german("Do you play tennis?") == "Spielst du Tennis?"
+    assert _german("We played chess yesterday.") == "Wir spielten gestern Schach."
+    assert _german("The children play.") == "Die Kinder spielen."
+
+
 def test_how_long_is_an_accusative_of_time():
     """ "for 15 minutes" is no "auf 15 Minuten" (wait for = warten auf); German by hand."""
     assert _german("I waited for 15 minutes.") == "Ich wartete 15 Minuten."
@@ -672,7 +679,7 @@ HAND_CHECKED_FLOOR = {
     "first_lesson": 22,
     "time_place": 15,
     "idiomatic_adjective": 15,
-    "question_do": 15,
+    "question_do": 16,
     "negation": 16,
     "comparison": 17,
     "possessive_s": 16,
