@@ -252,7 +252,8 @@ def _matrix(ctx: state.ViewContext, corpus) -> None:
         "of the corpus in every head. Heads that look alike work alike: coloured by position, "
         "rings and curves ordered by position are positional heads; keys gathered in one spot "
         "are a sink (a special token or punctuation that takes the weight when there is "
-        "nothing to attend to)."
+        "nothing to attend to). A point's hover names its token, sentence and position; "
+        f"**{VIEWS['head']}** shows the words around it."
     )
     colour_by = _colour_by(("role", "position"))
     figure = matrix_figure(
