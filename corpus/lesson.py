@@ -319,16 +319,23 @@ def knowing(s) -> Clause | None:
     """ "Anna knows the answer." = "Anna weiß die Antwort.": what one knows as a fact is
     *wissen* (know_fact, objects of class fact), a person or a city one knows *kennen* (know).
     Drawn by wordfreq rank, know_fact came twice in 6,000 sentences; question_do and negation
-    draw it themselves."""
+    draw it themselves, and know with a person or a place as often."""
     rng = s.rng
     subj = s.np(frozenset({"person"}), "subject", coord=False)
+    tense = rng.choice(["present", "present", "past"])
+    if rng.random() < 0.5:  # beside it, as often, what one knows with kennen: the contrast
+        # (drawn alone, know_fact taught a refine "Wissen sie den berühmten Arzt?")
+        known = s.np(frozenset({"person", "place", "building"}), "object", coord=False)
+        if subj is None or known is None:
+            return None
+        return Clause(subj, "know", obj=known, tense=tense)
     fact = s.noun(frozenset({"fact"}))
     if subj is None or fact is None:
         return None
     det = rng.choice(["the", "the", "the", "poss"])  # not "*knows reasons"
     possessor = rng.choice(["i", "you", "he", "she", "we", "they"]) if det == "poss" else None
     obj = NP(fact.en, det=det, possessor=possessor)
-    return Clause(subj, "know_fact", obj=obj, tense=rng.choice(["present", "present", "past"]))
+    return Clause(subj, "know_fact", obj=obj, tense=tense)
 
 
 def question_do(s) -> Sentence | None:
