@@ -188,6 +188,8 @@ class Sampler:
         else:
             dets = {"the": 0.4, "a": 0.22, "poss": 0.1, "number": 0.07, "digits": 0.04}
             dets |= {"bare": 0.08, "this": 0.05, "many": 0.03}
+            if self.lex.version != "v2":  # v2.1: "each word" = "jedes Wort" (v2 draws unchanged)
+                dets |= {"each": 0.015, "every": 0.015}
         if allow_no and role != "pp":
             dets["no"] = 0.04
         det = _weighted(rng, dets)
@@ -298,6 +300,8 @@ class Sampler:
                 return None
             if negated and obj.det in ("number", "digits", "no", "many"):
                 obj = replace(obj, det="the", number=None)
+            if negated and _each(obj):  # "not every device" is no "jedes Gerät nicht"
+                return None
             if negated and obj.det == "bare" and obj.plural and rng.random() < 0.4:
                 obj = replace(obj, det="any")  # "didn't eat any apples"
             if v.key in lx.OBJECT_OPTIONAL and rng.random() < 0.12:
@@ -659,6 +663,11 @@ class Sampler:
             if roles:
                 return p
         return None
+
+
+def _each(np: NP) -> bool:
+    """Whether a noun phrase, or a part of a coordinated one, says each or every (v2.1)."""
+    return np.det in ("each", "every") or any(_each(part) for part in np.coord or ())
 
 
 class LessonSampler(Sampler):

@@ -31,7 +31,9 @@ class NP:
     phrases joined by "and"."""
 
     noun: str | None = None
-    det: str = "the"  # the | a | no | bare | number | digits | poss | this | many | any
+    det: str = (
+        "the"  # the | a | no | bare | number | digits | poss | this | many | any | each | every
+    )
     plural: bool = False
     adjective: str | None = None
     number: str | None = None  # "two" or "3"
@@ -293,6 +295,10 @@ def _np(
         det_ids = b.en("these" if np.plural else "this")
         article, declension = "dies" + lx.DER_ENDING[case][g], "weak"
         b.tags.add("demonstrative")
+    elif np.det in ("each", "every"):  # v2.1: "each word" = "jedes Wort", declined as dieser
+        det_ids = b.en(np.det)
+        article, declension = "jed" + lx.DER_ENDING[case][g], "weak"
+        b.tags.add("quantifier_each")
     elif np.det in ("a", "no", "poss") or (np.det == "number" and np.number == "one"):
         if np.det == "a":
             det_ids, stem = b.en(_a_or_an(first_word, b.lex.version != "v2")), "ein"

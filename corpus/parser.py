@@ -182,6 +182,8 @@ class _Parser:
             det, j = "this", i + 1
         elif tok in ("many", "any"):
             det, j = tok, i + 1
+        elif tok in ("each", "every") and self.lex.version != "v2":
+            det, j = tok, i + 1
         elif tok in lx.NUMBER_WORDS or (self.lex.version != "v2" and tok in lx.ALL_NUMBER_WORDS):
             det, number, j = "number", tok, i + 1
         elif tok.isdigit():
@@ -192,6 +194,8 @@ class _Parser:
             if adjective is not None and adjective not in self.ix.adjectives:
                 continue
             for noun, plural in self.ix.nouns.get(self.at(k) or "", []):
+                if det in ("each", "every") and (plural or self.lex.noun(noun).mass):
+                    continue  # "each word", never "*each words"
                 if det == "bare" and not plural and not self.lex.noun(noun).mass:
                     # the generator writes no bare singular count noun: read as one, "the train
                     # station" became a subject "the train" and a complement "station"
@@ -203,6 +207,8 @@ class _Parser:
                 continue
             k = j + len(words)
             for noun, plural in self.ix.nouns.get(self.at(k) or "", []):
+                if det in ("each", "every") and (plural or self.lex.noun(noun).mass):
+                    continue  # "each word", never "*each words"
                 if det == "bare" and not plural and not self.lex.noun(noun).mass:
                     continue
                 np = NP(noun, det, plural, adjective, number, possessor, grade=grade)

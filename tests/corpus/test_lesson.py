@@ -634,6 +634,16 @@ def test_a_game_is_played_without_an_article():
     assert _german("The children play.") == "Die Kinder spielen."
 
 
+def test_each_and_every_are_declined_as_dieser():
+    """ "each word" = "jedes Wort", "jedem Wort" in the dative; singular only; German by hand."""
+    assert _german("The model gives each word a number.") == "Das Modell gibt jedem Wort eine Zahl."
+    assert _german("Every child reads a book.") == "Jedes Kind liest ein Buch."
+    assert _german("I thank every teacher.") == "Ich danke jedem Lehrer."
+    assert _german("Each girl has a dog.") == "Jedes Mädchen hat einen Hund."
+    assert _german("Each girls have a dog.") is None
+    assert _german("I work every day.") == "Ich arbeite jeden Tag."
+
+
 def test_how_long_is_an_accusative_of_time():
     """ "for 15 minutes" is no "auf 15 Minuten" (wait for = warten auf); German by hand."""
     assert _german("I waited for 15 minutes.") == "Ich wartete 15 Minuten."
@@ -684,7 +694,7 @@ HAND_CHECKED_FLOOR = {
     "comparison": 17,
     "possessive_s": 16,
     "numbers": 19,
-    "lecturer": 16,
+    "lecturer": 17,
 }
 
 
@@ -791,7 +801,7 @@ def test_a_verb_is_read_in_the_sense_its_subject_takes():
     assert _german("The children listen to the music.") == "Die Kinder hören der Musik zu."
 
 
-def test_a_timetable_says_when_a_vehicle_leaves_or_stops():
+def test_a_timetable_says_when_a_vehicle_leaves_or_stops(large_sample):
     """ "The train leaves at nine." = "Der Zug fährt um neun ab.", "The bus stops at 8." = "Der
     Bus hält um 8.": v2.1 draws them often enough to be learned (drawn by frequency rank, the
     v2.1 verbs came once in some 400 sentences). Read from the words: a vehicle noun, a form of
@@ -807,7 +817,7 @@ def test_a_timetable_says_when_a_vehicle_leaves_or_stops():
     forms = {"leave": {"leave", "leaves", "left"}, "stop": {"stop", "stops", "stopped"}}
     seen = 0
     hours = {str(h) for h in range(1, 13)} | set(lx.ALL_NUMBER_WORDS)
-    for ex in generate(6000, seed=23, version="v2.1"):
+    for ex in large_sample:
         words = [w.lower() for w in ex.english]
         if "at" not in words or not vehicles & set(words[:4]) or len(words) > 8:
             continue
@@ -816,4 +826,4 @@ def test_a_timetable_says_when_a_vehicle_leaves_or_stops():
                 seen += 1
                 said_de = {w.lower() for w in ex.german}
                 assert german[verb] & said_de and "um" in said_de, ex.english_text
-    assert seen >= 12, seen  # 20 in this draw; 1 before the timetable draws
+    assert seen >= 12, seen  # 18 in this draw; 1 before the timetable draws
