@@ -329,6 +329,7 @@ def matrix_figure(
     points: dict[int, list[np.ndarray]] = {0: [], 1: []}
     origins = head_points(corpus, kind, 0, 0)  # the same tokens, in order, for every head
     picks, tokens, positions, where = {}, {}, {}, {}
+    heads = np.array([(layer + 1, head + 1) for layer in range(rows) for head in range(cols)])
     for side, origin in ((0, origins.query_origin), (1, origins.key_origin)):
         picks[side] = np.sort(rng.choice(len(origin), min(MATRIX_POINTS, len(origin)), False))
         chosen = origin[picks[side]]
@@ -336,7 +337,6 @@ def matrix_figure(
         positions[side] = chosen[:, 1] + 1
         # hover numbers as customdata (sent as binary), the token as text: a label written out
         # per point repeated the same sentence context in all 270 heads of SmolLM2 (10 MB)
-        heads = np.array([(layer + 1, head + 1) for layer in range(rows) for head in range(cols)])
         where[side] = np.column_stack(
             [np.repeat(heads, len(chosen), axis=0), np.tile(chosen + 1, (rows * cols, 1))]
         ).astype(np.int16)

@@ -581,67 +581,76 @@ def test_thank_you_all_is_no_order():
     assert not (_german("Thank you all for the cake.") or "").startswith("Dank euch")
 
 
-def test_a_fact_is_known_with_wissen_a_person_or_place_with_kennen():
-    """know_fact (objects of class fact, noun_classes_v2_1.tsv) beside know; German by hand."""
-    assert _german("Do you know the answer?") == "Weißt du die Antwort?"
-    assert _german("Nobody knew the truth.") == "Niemand wusste die Wahrheit."
-    assert _german("My sister knows the reason.") == "Meine Schwester weiß den Grund."
-    assert _german("I know your brother.") == "Ich kenne deinen Bruder."
-    assert _german("Does he know Berlin?") == "Kennt er Berlin?"
+# v2.1's constructions of this kind, German written by hand: (english, german), by construction.
+HAND_GERMAN = {
+    # know_fact (objects of class fact, noun_classes_v2_1.tsv) beside know = kennen
+    "know_fact": [
+        ("Do you know the answer?", "Weißt du die Antwort?"),
+        ("Nobody knew the truth.", "Niemand wusste die Wahrheit."),
+        ("My sister knows the reason.", "Meine Schwester weiß den Grund."),
+        ("I know your brother.", "Ich kenne deinen Bruder."),
+        ("Does he know Berlin?", "Kennt er Berlin?"),
+    ],
+    # ask_question (objects of class question) beside ask = fragen
+    "ask_question": [
+        ("She asked him a question.", "Sie stellte ihm eine Frage."),
+        ("Did you ask the man a question?", "Hast du dem Mann eine Frage gestellt?"),
+        ("I ask the teacher.", "Ich frage den Lehrer."),
+    ],
+    # a pronoun before a noun subject after the verb; a pronoun subject, the subject first and
+    # a subordinate clause keep their order
+    "pronoun_first": [
+        ("Yesterday the man gave me the book.", "Gestern gab mir der Mann das Buch."),
+        ("Does the man see you?", "Sieht dich der Mann?"),
+        ("The man gave me the book.", "Der Mann gab mir das Buch."),
+        ("Yesterday I gave him the book.", "Gestern gab ich ihm das Buch."),
+        ("I know that Paul likes her.", "Ich weiß, dass Paul sie mag."),
+    ],
+    # a plural owner ending in s takes the apostrophe alone
+    "plural_owner": [
+        ("I know the teachers' names.", "Ich kenne die Namen der Lehrer."),
+        ("The dogs' house is small.", "Das Haus der Hunde ist klein."),
+        ("The boss's car is new.", "Das Auto des Chefs ist neu."),
+    ],
+    # after school = nach der Schule, beside where one goes
+    "after_school": [
+        ("The boy went home after school.", "Der Junge ging nach der Schule nach Hause."),
+        ("She reads the newspaper after work.", "Sie liest nach der Arbeit die Zeitung."),
+    ],
+    # play_game (objects of class game), without an article
+    "game": [
+        ("Do you play tennis?", "Spielst du Tennis?"),
+        ("We played chess yesterday.", "Wir spielten gestern Schach."),
+        ("The children play.", "Die Kinder spielen."),
+    ],
+    # each and every, declined as dieser, singular only
+    "each": [
+        ("The model gives each word a number.", "Das Modell gibt jedem Wort eine Zahl."),
+        ("Every child reads a book.", "Jedes Kind liest ein Buch."),
+        ("I thank every teacher.", "Ich danke jedem Lehrer."),
+        ("Each girl has a dog.", "Jedes Mädchen hat einen Hund."),
+        ("I work every day.", "Ich arbeite jeden Tag."),
+    ],
+}
 
 
-def test_to_ask_a_question_is_eine_frage_stellen():
-    """ask_question (objects of class question) beside ask = fragen; German by hand."""
-    assert _german("She asked him a question.") == "Sie stellte ihm eine Frage."
-    assert _german("Did you ask the man a question?") == "Hast du dem Mann eine Frage gestellt?"
-    assert _german("I ask the teacher.") == "Ich frage den Lehrer."
+@pytest.mark.parametrize(
+    "english, german",
+    [pair for pairs_ in HAND_GERMAN.values() for pair in pairs_],
+    ids=[f"{kind}-{i}" for kind, pairs_ in HAND_GERMAN.items() for i in range(len(pairs_))],
+)
+def test_v2_1_writes_the_hand_german(english, german):
+    assert _german(english) == german
 
 
-def test_a_pronoun_goes_before_a_noun_subject_after_the_verb():
-    """v2.1: "Gestern gab mir der Mann das Buch."; a pronoun subject, the subject first, and a
-    subordinate clause keep their order ("dass Paul sie mag"); German by hand."""
-    assert _german("Yesterday the man gave me the book.") == "Gestern gab mir der Mann das Buch."
-    assert _german("Does the man see you?") == "Sieht dich der Mann?"
-    assert _german("The man gave me the book.") == "Der Mann gab mir das Buch."
-    assert _german("Yesterday I gave him the book.") == "Gestern gab ich ihm das Buch."
-    assert _german("I know that Paul likes her.") == "Ich weiß, dass Paul sie mag."
-
-
-def test_a_plural_owner_ending_in_s_takes_the_apostrophe_alone():
-    """ "the students' books" = "die Bücher der Studenten" (and "the children's"), read and
-    written; German by hand."""
+def test_a_plural_owner_ending_in_s_is_one_token():
+    """ "the students' books": one token for the possessive, none for a quote."""
     assert tokenize("The students' books.") == ["The", "students'", "books", "."]
-    assert tokenize("'Hello', she said.")[:2] == ["Hello", ","]  # a quote is no possessive
-    assert _german("I know the teachers' names.") == "Ich kenne die Namen der Lehrer."
-    assert _german("The dogs' house is small.") == "Das Haus der Hunde ist klein."
-    assert _german("The boss's car is new.") == "Das Auto des Chefs ist neu."
+    assert tokenize("'Hello', she said.")[:2] == ["Hello", ","]
 
 
-def test_after_school_is_a_time_with_the_article_german_needs():
-    """ "after school" = "nach der Schule", beside where one goes; German by hand."""
-    assert (
-        _german("The boy went home after school.") == "Der Junge ging nach der Schule nach Hause."
-    )
-    assert (
-        _german("She reads the newspaper after work.") == "Sie liest nach der Arbeit die Zeitung."
-    )
-
-
-def test_a_game_is_played_without_an_article():
-    """play_game (objects of class game): "plays football" = "spielt Fußball"; German by hand."""
-    assert _german("Do you play tennis?") == "Spielst du Tennis?"
-    assert _german("We played chess yesterday.") == "Wir spielten gestern Schach."
-    assert _german("The children play.") == "Die Kinder spielen."
-
-
-def test_each_and_every_are_declined_as_dieser():
-    """ "each word" = "jedes Wort", "jedem Wort" in the dative; singular only; German by hand."""
-    assert _german("The model gives each word a number.") == "Das Modell gibt jedem Wort eine Zahl."
-    assert _german("Every child reads a book.") == "Jedes Kind liest ein Buch."
-    assert _german("I thank every teacher.") == "Ich danke jedem Lehrer."
-    assert _german("Each girl has a dog.") == "Jedes Mädchen hat einen Hund."
+def test_each_takes_a_singular_noun():
     assert _german("Each girls have a dog.") is None
-    assert _german("I work every day.") == "Ich arbeite jeden Tag."
 
 
 def test_how_long_is_an_accusative_of_time():
