@@ -69,11 +69,6 @@ SENTENCE_KINDS_V2_1 = {k: round(0.2 * w, 4) for k, w in SENTENCE_KINDS.items()} 
 TENSES = {"present": 0.3, "past": 0.3, "perfect": 0.12, "progressive": 0.1, "future": 0.1}
 MODAL_P = 0.1
 NEGATION_P = 0.2
-# English verbs that do not take the progressive ("*is knowing").
-STATIVE = frozenset(
-    """know know_that like love hate have believe hope think understand remember need own
-    belong seem mean prefer want see hear cost contain forget agree""".split()
-)
 # Prepositions of place that a "there is" sentence or a copula takes.
 PLACE_PREPS = ("in", "on", "under", "behind", "next to", "in front of", "near")
 
@@ -256,7 +251,7 @@ class Sampler:
     def tense(self, v: Verb | None) -> str:
         while True:
             t = _weighted(self.rng, TENSES)
-            if t == "progressive" and (v is None or v.key in STATIVE or v.frame == "that"):
+            if t == "progressive" and (v is None or v.key in lx.STATIVE or v.frame == "that"):
                 continue
             return t
 

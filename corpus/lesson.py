@@ -338,10 +338,49 @@ def knowing(s) -> Clause | None:
     return Clause(subj, "know_fact", obj=obj, tense=tense)
 
 
+# Frames whose clause stem_vowel builds: a verb, its subject and at most one object.
+STEM_VOWEL_FRAMES = ("acc", "intrans", "dat")
+
+
+def stem_vowel(s) -> Sentence | None:
+    """ "Are you reading the newspaper?" = "Liest du die Zeitung?", but "Are you all reading
+    ...?" = "Lest ihr ...?": the present of a strong verb changes its stem vowel for du and
+    er/sie/es alone (lesen: liest, liest, lest; fahren: fährst, fährt, fahrt; waschen: wäschst).
+    Corpus v2 drew a du question with such a verb about once in 40,000 sentences, and three
+    refines on v2.1 in a row forgot "Liest du" for "Lest du" and took "wäschst" for "wächst"
+    (grow): the forms are taught side by side here, statements and questions."""
+    rng = s.rng
+    verbs = [
+        v
+        for v in s.lex.verbs
+        if v.frame in STEM_VOWEL_FRAMES and v.de_present[2] != v.de_present[4]  # er ≠ ihr
+    ]
+    v = rng.choice(verbs)
+    who = rng.choice(["you", "you", "you_all", "you_all", "np"])
+    if who == "np" or "person" not in v.subject:
+        subj = s.np(v.subject, "subject", coord=False)
+    else:
+        subj = NP(pronoun=who)
+    if subj is None:
+        return None
+    obj = None
+    if v.frame != "intrans":
+        obj = s.np(v.obj, "object", avoid=subj.pronoun)
+        if obj is None or obj.pronoun in ("you", "you_all"):
+            return None
+    progressive = v.key not in lx.STATIVE and rng.random() < 0.5  # "Are you reading ...?"
+    question = rng.random() < 0.7
+    c = Clause(subj, v.key, obj=obj, tense="progressive" if progressive else "present")
+    return Sentence((replace(c, question=question),), punct="?" if question else ".")
+
+
 def question_do(s) -> Sentence | None:
     """ "Does the bus stop here?" = "Hält der Bus hier?"; "Did you sleep well?" = "Hast du gut
     geschlafen?" (a du/ihr question of the past is asked in the perfect); "Do you know the
-    answer?" = "Weißt du die Antwort?" """
+    answer?" = "Weißt du die Antwort?"; "Are you reading the newspaper?" = "Liest du die
+    Zeitung?" (`stem_vowel`)."""
+    if s.rng.random() < 0.3:
+        return stem_vowel(s)
     c = knowing(s) if s.rng.random() < 0.08 else s.verb_clause()
     if s.rng.random() < 0.25:  # "Do you speak German?" = "Sprichst du Deutsch?"
         language = NP(name=s.rng.choice(s.languages).en)

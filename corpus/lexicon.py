@@ -548,6 +548,11 @@ def modals(lex: Lexicon) -> tuple[Modal, ...]:
 # "could" is the past of "can" (konnte); the other modals stay in the present.
 COULD = ("konnte", "konntest", "konnte", "konnten", "konntet", "konnten")
 
+# English verbs that do not take the progressive ("*is knowing").
+STATIVE = frozenset(
+    """know know_that like love hate have believe hope think understand remember need own
+    belong seem mean prefer want see hear cost contain forget agree know_fact""".split()
+)
 # Transitive verbs whose object English and German may leave out ("The children are eating").
 OBJECT_OPTIONAL = frozenset(
     """eat drink read write cook paint draw wash clean win lose pay wait help learn study
