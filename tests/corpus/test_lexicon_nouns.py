@@ -11,9 +11,6 @@
 Rows that german-nouns or lemminflect get wrong are accepted only through the explicit
 allow-lists KNOWN_DISAGREEMENTS and EN_PLURAL_EXCEPTIONS, each entry with its reason; a stale
 entry (one that no longer disagrees, or whose word left the file) fails too.
-
-No `__init__.py` in this folder on purpose (see test_lexicon_small.py): it would make pytest
-import this folder as the package `corpus` and shadow the real one.
 """
 
 from __future__ import annotations
@@ -27,6 +24,8 @@ from pathlib import Path
 import lemminflect
 import pytest
 import wordfreq
+
+from tests.corpus.readme import readme_classes, readme_header
 
 DATA = Path(__file__).resolve().parents[2] / "corpus" / "data"
 NOUNS = DATA / "nouns.tsv"
@@ -115,24 +114,6 @@ MIN_PER_CLASS = {
 
 
 # ------------------------------------------------------------------ reading
-
-
-@cache
-def readme_classes() -> frozenset[str]:
-    """The class names of the README's table of semantic classes."""
-    text = (DATA / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Semantic classes", 1)[1].split("\n## ", 1)[0]
-    names = re.findall(r"^\| ([a-z]+) \|", section, flags=re.M)
-    return frozenset(n for n in names if n != "class")
-
-
-@cache
-def readme_header() -> list[str]:
-    text = (DATA / "README.md").read_text(encoding="utf-8")
-    section = text.split("## nouns.tsv\n", 1)[1]
-    m = re.search(r"^`([^`]+)`", section, flags=re.M)
-    assert m, "README lost the column line of nouns.tsv"
-    return m.group(1).split("\t")
 
 
 @cache
@@ -275,7 +256,7 @@ def test_readme_parses():
     # guards the parsers: a reworded README must not make the class checks vacuous
     assert len(readme_classes()) == 24
     assert {"person", "animal", "food", "drink", "furniture", "nature"} <= readme_classes()
-    assert readme_header() == HEADER
+    assert list(readme_header("nouns.tsv")) == HEADER
 
 
 def test_header_and_cell_count():

@@ -1,12 +1,9 @@
 """The small lexicon files of corpus v2: adjectives, adverbs, prepositions, names.
 
 The formats, the semantic classes and the preposition inventory come from corpus/data/README.md
-(parsed here, so the files and the README cannot drift apart). Independent evidence: English
+(parsed in tests/corpus/readme.py, so the files and the README cannot drift apart). Independent evidence: English
 parts of speech from lemminflect, German word forms and name frequencies from wordfreq, and the
 German prepositions' cases from a table of German grammar written out below.
-
-No `__init__.py` in this folder on purpose: with one, pytest would import this folder as the
-package `corpus` and shadow the real `corpus` package for the whole test session.
 """
 
 from __future__ import annotations
@@ -20,6 +17,8 @@ import lemminflect
 import pytest
 import wordfreq
 
+from tests.corpus.readme import readme_classes, readme_header, readme_inventory
+
 DATA = Path(__file__).resolve().parents[2] / "corpus" / "data"
 
 TENSES = {"present", "past", "perfect", "future", "progressive"}
@@ -29,34 +28,6 @@ NAME_KINDS = {"person", "city", "country"}
 
 
 # ------------------------------------------------------------------ reading
-
-
-def _readme() -> str:
-    return (DATA / "README.md").read_text(encoding="utf-8")
-
-
-@cache
-def readme_classes() -> frozenset[str]:
-    """The class names of the README's table of semantic classes."""
-    section = _readme().split("## Semantic classes", 1)[1].split("\n## ", 1)[0]
-    names = re.findall(r"^\| ([a-z]+) \|", section, flags=re.M)
-    return frozenset(n for n in names if n != "class")
-
-
-@cache
-def readme_inventory() -> tuple[str, ...]:
-    """The preposition keys listed after 'The inventory' in the README."""
-    m = re.search(r"The inventory \(keys used by verbs\.tsv\):(.*?)\.\n", _readme(), flags=re.S)
-    assert m, "README lost its preposition inventory"
-    return tuple(p.strip() for p in " ".join(m.group(1).split()).split(","))
-
-
-def readme_header(name: str) -> list[str]:
-    """The column list given in the README for one file (the backquoted line after its heading)."""
-    section = _readme().split(f"## {name}\n", 1)[1]
-    m = re.search(r"^`([^`]+)`", section, flags=re.M)
-    assert m, name
-    return m.group(1).split("\t")
 
 
 @cache
@@ -110,7 +81,7 @@ def en_rank() -> dict[str, int]:
 
 @pytest.mark.parametrize("name", ["adjectives.tsv", "adverbs.tsv", "prepositions.tsv", "names.tsv"])
 def test_header_matches_readme(name):
-    assert list(read(name)[0]) == readme_header(name)
+    assert tuple(read(name)[0]) == readme_header(name)
 
 
 def test_readme_parses():

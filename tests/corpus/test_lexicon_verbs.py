@@ -6,9 +6,6 @@ corpus/data/README.md. German verb forms are compared with `ablaut`, English inf
 wrong or allows a variant, a row is accepted only through KNOWN_DISAGREEMENTS / EN_ALLOWED below,
 one reason each; an entry that no longer matches a disagreement fails too, so the lists stay
 honest.
-
-No `__init__.py` in this folder on purpose: with one, pytest would import this folder as the
-package `corpus` and shadow the real `corpus` package for the whole test session.
 """
 
 from __future__ import annotations
@@ -21,6 +18,8 @@ from pathlib import Path
 import ablaut
 import wordfreq
 from lemminflect import getInflection
+
+from tests.corpus.readme import readme_classes, readme_header, readme_inventory
 
 DATA = Path(__file__).resolve().parents[2] / "corpus" / "data"
 FILE = "verbs.tsv"
@@ -114,32 +113,6 @@ PREP_CASES = {
 # ------------------------------------------------------------------ reading
 
 
-def _readme() -> str:
-    return (DATA / "README.md").read_text(encoding="utf-8")
-
-
-@cache
-def readme_classes() -> frozenset[str]:
-    section = _readme().split("## Semantic classes", 1)[1].split("\n## ", 1)[0]
-    names = re.findall(r"^\| ([a-z]+) \|", section, flags=re.M)
-    return frozenset(n for n in names if n != "class")
-
-
-@cache
-def readme_inventory() -> tuple[str, ...]:
-    m = re.search(r"The inventory \(keys used by verbs\.tsv\):(.*?)\.\n", _readme(), flags=re.S)
-    assert m, "README lost its preposition inventory"
-    return tuple(p.strip() for p in " ".join(m.group(1).split()).split(","))
-
-
-@cache
-def readme_header() -> tuple[str, ...]:
-    section = _readme().split(f"## {FILE}\n", 1)[1]
-    m = re.search(r"^`([^`]+)`", section, flags=re.M)
-    assert m, "README lost the column list of verbs.tsv"
-    return tuple(m.group(1).split("\t"))
-
-
 @cache
 def read(name: str = FILE) -> tuple[tuple[str, ...], tuple[dict[str, str], ...]]:
     with open(DATA / name, encoding="utf-8", newline="") as f:
@@ -199,11 +172,11 @@ def test_readme_parses():
     # a README reworded beyond recognition must not make these tests vacuous
     assert len(readme_classes()) == 24
     assert {"in", "in front of", "out of", "towards"} <= set(readme_inventory())
-    assert len(readme_header()) == 21
+    assert len(readme_header(FILE)) == 21
 
 
 def test_header_matches_readme():
-    assert read()[0] == readme_header()
+    assert read()[0] == readme_header(FILE)
 
 
 def test_cells_are_clean():
