@@ -348,7 +348,8 @@ def stem_vowel(s) -> Sentence | None:
     er/sie/es alone (lesen: liest, liest, lest; fahren: fährst, fährt, fahrt; waschen: wäschst).
     Corpus v2 drew a du question with such a verb about once in 40,000 sentences, and three
     refines on v2.1 in a row forgot "Liest du" for "Lest du" and took "wäschst" for "wächst"
-    (grow): the forms are taught side by side here, statements and questions."""
+    (grow): the forms are taught side by side here, statements and questions, ich and wir
+    among them (drawn without them, a refine wrote "Ich isse einen Apfel.")."""
     rng = s.rng
     verbs = [
         v
@@ -356,7 +357,7 @@ def stem_vowel(s) -> Sentence | None:
         if v.frame in STEM_VOWEL_FRAMES and v.de_present[2] != v.de_present[4]  # er ≠ ihr
     ]
     v = rng.choice(verbs)
-    who = rng.choice(["you", "you", "you_all", "you_all", "np"])
+    who = rng.choice(["i", "you", "you", "you_all", "you_all", "we", "np"])
     if who == "np" or "person" not in v.subject:
         subj = s.np(v.subject, "subject", coord=False)
     else:
@@ -369,7 +370,7 @@ def stem_vowel(s) -> Sentence | None:
         if obj is None or obj.pronoun in ("you", "you_all"):
             return None
     progressive = v.key not in lx.STATIVE and rng.random() < 0.5  # "Are you reading ...?"
-    question = rng.random() < 0.7
+    question = rng.random() < (0.3 if who in ("i", "we") else 0.7)  # "Am I eating?" is rare
     c = Clause(subj, v.key, obj=obj, tense="progressive" if progressive else "present")
     return Sentence((replace(c, question=question),), punct="?" if question else ".")
 
