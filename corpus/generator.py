@@ -320,6 +320,10 @@ class Sampler:
             contracted=negated and rng.random() < 0.5,
         )
 
+    def place_pp(self) -> PP | None:
+        """Where a thing is: "in the garden", "next to the door"."""
+        return self.pp(self.rng.choice([p for p in PLACE_PREPS if _has_prep(self.lex, p)]))
+
     def pp(self, prep_key: str) -> PP | None:
         prep = self.lex.preposition(prep_key)
         np = self.np(prep.classes, "pp", allow_no=False)
@@ -350,7 +354,7 @@ class Sampler:
             degree = _weighted(rng, {"": 0.6, "very": 0.25, "too": 0.15}) or None
             comp = Complement(adjective=adj.en, degree=degree)
         elif kind == "place":
-            pp = self.pp(rng.choice([p for p in PLACE_PREPS if _has_prep(self.lex, p)]))
+            pp = self.place_pp()
             if pp is None:
                 return None
             comp = Complement(pp=pp)
@@ -518,7 +522,7 @@ class Sampler:
             np = replace(np, det="bare")
         if np.det == "the":
             np = replace(np, det="a", plural=False)
-        pp = self.pp(rng.choice([p for p in PLACE_PREPS if _has_prep(self.lex, p)]))
+        pp = self.place_pp()
         negated = np.det == "a" and rng.random() < 0.2
         if np.det == "bare" and np.plural and rng.random() < 0.25:
             np, negated = replace(np, det="any"), True  # "There weren't any birds."

@@ -291,7 +291,10 @@ PLACES = frozenset(
 
 def time_place(s) -> Sentence | None:
     """A place and a time together: "The children are at home today." = "Die Kinder sind
-    heute zu Hause."; "On Sunday we stay at home." (time before place in German)."""
+    heute zu Hause."; "On Sunday we stay at home." (time before place in German); "The children
+    are in the garden today." = "Die Kinder sind heute im Garten.", and now and then the same
+    without a time: where the place after "are" was only ever an adverb with a time before it,
+    two refines wrote "Die Kinder sind im Garten im Garten." (a time's slot filled twice)."""
     rng = s.rng
     places = [a for a in s.lex.adverbs if " ".join(a.en) in PLACES]
     if rng.random() < 0.4:
@@ -300,7 +303,17 @@ def time_place(s) -> Sentence | None:
             return None
         tense = rng.choice(["present", "present", "past", "future"])
         negated = rng.random() < 0.15
-        c = Clause(subj, None, tense=tense, negated=negated, place=" ".join(rng.choice(places).en))
+        if rng.random() < 0.5:
+            pp = s.place_pp()
+            if pp is None:
+                return None
+            c = Clause(subj, None, complement=Complement(pp=pp), tense=tense, negated=negated)
+            if rng.random() < 0.3:
+                return Sentence((c,))
+        else:
+            c = Clause(
+                subj, None, tense=tense, negated=negated, place=" ".join(rng.choice(places).en)
+            )
     else:
         c = s.base_verb_clause(frames=("intrans",))
         if c is None or c.verb is None or s.lex.verb(c.verb).motion:
