@@ -12,7 +12,8 @@
   pronoun) the share of pronoun sentences whose argmax lands on the gold antecedent.
 
 `python -m model.evaluate` re-scores shipped weights and rewrites the metrics in their sidecar;
-`--hand-checked-only` re-scores the hand-checked files alone (about a minute) and keeps the rest.
+`--hand-checked-only` re-scores the hand-checked files alone (about a minute) and keeps the rest;
+`--against model/weights/en-de.json` lists the hand-checked pairs a candidate loses and gains.
 """
 
 from __future__ import annotations
@@ -199,6 +200,27 @@ def hand_checked_metrics(
     return scores
 
 
+def hand_checked_changes(
+    before: dict[str, Any], after: dict[str, Any]
+) -> dict[str, dict[str, list[list[str]]]]:
+    """Per hand-checked file, the pairs `after` (a candidate's metrics) writes wrong that
+    `before` (the shipped model's) wrote right, as [English, hand German, candidate's German],
+    and the pairs it mends, as [English, hand German]. The ship rule reads these and not the
+    counts alone: a file's count can hold while pairs a class would see change hands. A file
+    scored on other pairs by one of them (`--hand-size`) is left out."""
+    changes = {}
+    for key in HAND_CHECKED:
+        if key not in before or key not in after or before[key]["size"] != after[key]["size"]:
+            continue
+        was = {m[0]: m for m in before[key]["misses"]}
+        now = {m[0]: m for m in after[key]["misses"]}
+        changes[key] = {
+            "lost": [now[e] for e in now if e not in was],
+            "gained": [was[e][:2] for e in was if e not in now],
+        }
+    return changes
+
+
 def hand_pronoun_pairs(hand: dict[str, Any]) -> float:
     """Exact match on the hand-written minimal pronoun pairs of v2 ("... because it was too
     tired / wide"), the coreference figure a person can check."""
@@ -288,6 +310,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hand-size", type=int, help="only the first N hand-written pairs")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     p.add_argument(
+        "--against",
+        type=Path,
+        help="a sidecar (the shipped one's) to list the hand-checked pairs lost and gained against",
+    )
+    p.add_argument(
         "--hand-checked-only",
         action="store_true",
         help="re-score only the hand-checked files; the sidecar's other figures stay",
@@ -305,6 +332,7 @@ def main(argv: list[str] | None = None) -> None:
             metrics["coreference"]["hand_written_pronoun_pairs"] = hand_pronoun_pairs(hand)
         write_sidecar(args.weights, dict(sidecar, metrics=metrics))
         print(json.dumps({k: {"exact_match": v["exact_match"]} for k, v in hand.items()}))
+        _print_changes(args.against, metrics)
         return
     metrics = evaluate(
         model,
@@ -327,6 +355,14 @@ def main(argv: list[str] | None = None) -> None:
             indent=1,
         )
     )
+    _print_changes(args.against, metrics)
+
+
+def _print_changes(against: Path | None, metrics: dict[str, Any]) -> None:
+    if against is not None:
+        before = json.loads(against.read_text(encoding="utf-8"))["metrics"]
+        changes = hand_checked_changes(before, metrics)
+        print(json.dumps({"against": str(against)} | changes, ensure_ascii=False, indent=1))
 
 
 if __name__ == "__main__":
