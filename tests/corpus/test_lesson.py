@@ -786,7 +786,7 @@ HAND_CHECKED_FLOOR = {
     "comparison": 17,
     "possessive_s": 16,
     "numbers": 19,
-    "lecturer": 17,
+    "lecturer": 18,
 }
 
 
