@@ -53,6 +53,7 @@ SENTENCE_KINDS = {
 # Corpus v2.1 (corpus/lesson.py): v2's kinds keep their proportions among themselves and take
 # a fifth of the draws; the lecturer's constructions the rest.
 SENTENCE_KINDS_V2_1 = {k: round(0.2 * w, 4) for k, w in SENTENCE_KINDS.items()} | {
+    "relative": 0.04,  # v2's 0.016 by the fifth: v2.1 draws "whom" and dative relatives there
     "dative_to": 0.1,
     "feminine": 0.1,
     "goal": 0.1,
@@ -214,6 +215,11 @@ class Sampler:
             np = replace(np, relative=self.relative(noun))
         return np
 
+    # Object relatives: v2 draws them with accusative verbs and "who" or "that" for a person;
+    # v2.1 (LessonSampler) adds the dative ("der Mann, dem ich half") and "whom".
+    object_relative_frames: tuple[str, ...] = ("acc",)
+    person_object_relatives: tuple[str, ...] = ("who", "that")
+
     def relative(self, head: Noun) -> Relative | None:
         """ "who reads the book" (the head is the subject) or "that the man reads" (object)."""
         rng = self.rng
@@ -236,7 +242,13 @@ class Sampler:
             clause = Clause(None, v.key, obj=obj, pp=pp, tense=self.tense(v), gap="subject")
             pronoun = rng.choice(["who", "that"] if person else ["which", "that"])
         else:
-            verbs = [v for v in self.verbs_by_frame.get("acc", []) if v.obj & head.classes]
+            frames = self.object_relative_frames
+            frame = rng.choice(frames) if len(frames) > 1 else frames[0]  # v2: no draw
+            verbs = [
+                v
+                for v in self.verbs_by_frame.get(frame, [])
+                if v.obj & head.classes and not (frame == "dat" and v.en_particle)
+            ]  # not "*whom the doors belong (to)": the grammar strands no preposition
             if not verbs:
                 return None
             v = self.pick(verbs)
@@ -244,7 +256,9 @@ class Sampler:
             if subj is None:
                 return None
             clause = Clause(subj, v.key, tense=self.tense(v), gap="object")
-            pronoun = rng.choice(["who", "that"] if person else ["which", "that"])
+            pronoun = rng.choice(
+                list(self.person_object_relatives) if person else ["which", "that"]
+            )
         return Relative(pronoun, clause)
 
     # ----------------------------------------------------------------- clauses
@@ -674,6 +688,10 @@ class LessonSampler(Sampler):
     lecturer's constructions (drawn by corpus/lesson.py)."""
 
     kinds = SENTENCE_KINDS_V2_1
+    # v2 never drew "whom" nor a dative object relative, and the shipped translator read "The
+    # woman whom the dog bit ..." as "Der Hund der Frau ..." (hand-checked relatives 68%)
+    object_relative_frames = ("acc", "dat")
+    person_object_relatives = ("who", "whom", "whom", "that")
 
     @cached_property
     def languages(self) -> list[lx.Name]:

@@ -395,7 +395,7 @@ def question_do(s) -> Sentence | None:
     Zeitung?" (`stem_vowel`)."""
     if s.rng.random() < 0.3:
         return stem_vowel(s)
-    c = knowing(s) if s.rng.random() < 0.08 else s.verb_clause()
+    c = knowing(s) if s.rng.random() < 0.12 else s.verb_clause()
     if s.rng.random() < 0.25:  # "Do you speak German?" = "Sprichst du Deutsch?"
         language = NP(name=s.rng.choice(s.languages).en)
         verb = s.rng.choice(["speak_lang", "speak_lang", "learn_lang", "understand"])

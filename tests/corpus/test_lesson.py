@@ -699,7 +699,12 @@ def test_know_fact_is_drawn_often_enough_to_learn(large_sample):
     facts = [
         e for e in large_sample if re.search(known, " ".join(e.english)) and wissen & set(e.german)
     ]
-    assert len(facts) >= 6, facts  # 10 when written; by wordfreq rank alone it came twice
+    # by wordfreq rank alone it came twice; 3 to 10 in draws of 6,000 (seeds 5-8) since the
+    # lesson draws kennen beside it and question_do the stem vowel
+    assert len(facts) >= 3, facts
+    s = LessonSampler(lx.load_version("v2.1"), random.Random(11))
+    verbs = Counter(c.verb for c in (lesson.knowing(s) for _ in range(400)) if c is not None)
+    assert set(verbs) == {"know", "know_fact"} and min(verbs.values()) > 120, verbs
 
 
 def test_a_copulas_place_is_drawn_with_a_time_and_alone():
@@ -722,6 +727,42 @@ def test_a_copulas_place_is_drawn_with_a_time_and_alone():
             seen["adverb_time" in ex.phenomena] += 1
     # 91 and 30 when written; 20 and 0 before ("next door", "near" with a time only)
     assert seen[True] >= 45 and seen[False] >= 15, seen
+
+
+# English verbs whose German object is dative, written by hand (helfen, folgen, danken, ...).
+DATIVE_VERBS = {
+    "help", "helps", "helped", "follow", "follows", "followed", "thank", "thanks", "thanked",
+    "trust", "trusts", "trusted", "answer", "answers", "answered", "harm", "harms", "harmed",
+    "forgive", "forgives", "forgave", "forgiven", "obey", "obeys", "obeyed", "resemble",
+    "resembles", "resembled", "congratulate", "congratulates", "congratulated", "contradict",
+    "contradicts", "contradicted", "encounter", "encounters", "encountered", "join", "joins",
+    "joined", "helping", "following", "thanking", "trusting", "answering", "harming",
+    "forgiving", "obeying", "congratulating", "contradicting", "encountering", "joining",
+}  # fmt: skip
+
+
+def test_object_relatives_take_whom_and_the_dative(large_sample):
+    """ "The woman whom the dog bit ..." = "Die Frau, die der Hund biss, ...", "The man whom I
+    helped" = "Der Mann, dem ich half": v2 drew neither "whom" nor a dative object relative, and
+    the shipped translator read "whom" as a genitive ("Der Hund der Frau biss ..."). Read from
+    the words: after "whom", a clause whose verb is one of DATIVE_VERBS has German dem, der or
+    denen after its comma, any other den, die or das."""
+    seen = Counter()
+    for ex in large_sample:
+        english = [w.lower() for w in ex.english]
+        if "whom" not in english or english.count("whom") > 1 or "," in english:
+            continue
+        rest = set(english[english.index("whom") + 1 :][:6])
+        german = [w.lower() for w in ex.german]
+        relative = german[german.index(",") + 1]
+        dative = bool(rest & DATIVE_VERBS)
+        assert relative in ({"dem", "der", "denen"} if dative else {"den", "die", "das"}), (
+            ex.english_text,
+            ex.german_text,
+        )
+        seen[dative] += 1
+    # 0 and 0 before v2.1 drew them; 10 and 10 when written
+    assert seen[False] >= 6 and seen[True] >= 4, seen
 
 
 # ich, du and ihr of strong verbs, written by hand; er/sie/es takes the du form's vowel.
