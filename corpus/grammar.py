@@ -1249,6 +1249,11 @@ def assign_refs(sentence: Sentence, lex: Lexicon) -> tuple[Sentence, str]:
         if np is None or np.pronoun not in _THIRD_PERSON:
             continue
         roles = antecedents(lex, first, np.pronoun, slot_classes(lex, second, slot))  # type: ignore[arg-type]
+        if not roles and lex.version != "v2":
+            # v2.1: a reader takes the noun the pronoun agrees with even where the meaning is a
+            # stretch ("The table is old, but it is very beautiful.": it is the table, er);
+            # v2 wrote the pronoun as if it stood for nothing ("aber es ist sehr schön")
+            roles = antecedents(lex, first, np.pronoun, None)  # type: ignore[arg-type]
         if roles:
             found.append((slot, np, roles))
     if lex.version != "v2":

@@ -14,6 +14,7 @@ from model.weights import WeightsError
 from .loaded import ModelUnavailable
 from .registry import MODELS, load
 from .trace import DECODING_METHODS, InputError, run
+from .verdict import reference_for, verdict
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -41,10 +42,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--model and --text are needed (or --list)")
     try:
         settings = RunSettings(scale=args.scale)
-        trace = run(load(args.model), args.text, settings, decoding=args.decoding)
+        loaded = load(args.model)
+        trace = run(loaded, args.text, settings, decoding=args.decoding)
+        said = verdict(loaded, trace, args.text, reference_for(loaded, args.text))
         if args.json:
+            record = trace.to_json_dict()
+            if said is not None:
+                record["verdict"] = said.to_json()
             with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(trace.to_json_dict(), f, ensure_ascii=False)
+                json.dump(record, f, ensure_ascii=False)
     except (InputError, ModelUnavailable, WeightsError, ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
@@ -52,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     if trace.target_tokens:
         print("target tokens:", " ".join(trace.target_tokens))
         print("output:", trace.output)
+    if said is not None:
+        print(f"verdict: {said.title}. {said.reason}")
     for notice in trace.notices:
         print("note:", notice)
     return 0

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from runtime.confidence import LOW_CONFIDENCE, confidence, output_warning
+from runtime.confidence import LOW_CONFIDENCE, confidence
 from runtime.registry import LoadedModel
 from runtime.trace import Trace
+from runtime.verdict import DIFFERS, GRAMMAR, verdict
 from viz import decoding, export
 
 from . import scenes, state, tables
@@ -26,23 +27,11 @@ def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = Fa
         line = st.container(horizontal=True, vertical_alignment="center")
         line.markdown("#### Output: " + escape_markdown(trace.output))
         _confidence(loaded, trace, text, presentation, line)
+        _verdict(loaded, trace, text)
         if loaded.output_note:
             st.info(loaded.output_note)
         if trace.prompt_length:
             _next_tokens(trace, presentation)
-    if loaded.reference is not None:
-        reference = state.get_reference(loaded.name, text)
-        if reference is None:
-            st.caption(
-                "The corpus grammar cannot generate this English sentence, so there is no "
-                "reference translation to compare with."
-            )
-        else:
-            verdict = "matches" if reference.text == trace.output else "differs from"
-            st.caption(
-                f"The model's output {verdict} the grammar's reference: "
-                + escape_markdown(reference.text)
-            )
     # every notice stands by the output: presentation mode folds the sidebar away, and the class
     # must see that the output was built without some typed words
     for notice in trace.notices:
@@ -68,11 +57,23 @@ def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool
     )
     # drawn on demand: a figure above the tabs on every page would push the views down
     bars = line.toggle("Bars per token", key="output_confidence_bars")
-    warning = output_warning(loaded, trace, text)
-    if warning:
-        st.warning(escape_markdown(warning))  # it quotes typed words
     if bars:
         state.plot(decoding.confidence_figure(sure, presentation), key="output_confidence")
+
+
+def _verdict(loaded: LoadedModel, trace: Trace, text: str) -> None:
+    """Whether the class can trust the output, as a coloured box beside it (never a grey caption
+    alone: a projector washes those out): green where it is the grammar's German, red where the
+    grammar writes the sentence otherwise, amber where the sentence is outside what it learned."""
+    said = verdict(loaded, trace, text, state.get_reference(loaded.name, text))
+    if said is None:
+        return
+    box = {GRAMMAR: st.success, DIFFERS: st.error}.get(said.level, st.warning)
+    icon = {GRAMMAR: ":material/check_circle:", DIFFERS: ":material/error:"}.get(
+        said.level, ":material/warning:"
+    )
+    # the reason quotes typed words and the grammar's German: escaped, never read as Markdown
+    box(f"**{said.title}.** " + escape_markdown(said.reason), icon=icon)
 
 
 def next_token_table(trace: Trace) -> pd.DataFrame:

@@ -22,9 +22,9 @@ from threadpoolctl import threadpool_limits
 from model.transformer import RunSettings
 from runtime import atlas, attribution, lm_heads, registry
 from runtime.causal import new_token_limit
-from runtime.loaded import read_as
 from runtime.reference import Reference
 from runtime.trace import Trace, run
+from runtime.verdict import reference_for
 from viz import export
 from viz.atlas import corpus_statistics
 from viz.style import fit_title
@@ -254,8 +254,7 @@ def get_corpus_statistics(
 @st.cache_data(max_entries=256, show_spinner=False)
 def get_reference(name: str, text: str) -> Reference | None:
     """What the model's corpus knows about `text` (None: nothing, or the model has no corpus)."""
-    loaded = get_model(name)
-    return loaded.reference(read_as(loaded, text)) if loaded.reference is not None else None
+    return reference_for(get_model(name), text)
 
 
 @st.cache_resource(
