@@ -17,6 +17,7 @@ from viz.metrics import (
     loss_curve,
     metrics_table,
     phenomenon_table,
+    typed_sentences_table,
 )
 
 from . import state, tables
@@ -83,9 +84,35 @@ def open_head(kind: str, layer: int, head: int) -> None:
     )
 
 
+def _render_typed(ctx: state.ViewContext, metrics: dict) -> None:
+    """What a class meets: the sentences people type, each judged right or wrong against German
+    written by hand, beside the verdict the page showed."""
+    table = typed_sentences_table(metrics)
+    if table is None:
+        return
+    typed = metrics["typed_sentences"]
+    st.subheader("On sentences people type")
+    st.markdown(
+        f"{typed['sentences']} sentences a lecturer or a student types in a first class, written "
+        "by hand apart from the grammar it learned from and never trained on, each with every "
+        "German translation a careful speaker accepts. Translated as this page translates "
+        f"(greedy): **{typed['right']:.0%} right**. Beside every output the page gives a verdict "
+        "(as the grammar writes it / differs from the grammar's German / outside what it "
+        f"learned): **{typed['wrong_unwarned']} wrong with no warning**, and "
+        f"{typed['right_warned']} right ones warned all the same."
+    )
+    tables.table(table, ctx.presentation)
+    unwarned = typed.get("wrong_unwarned_list") or []
+    if unwarned:
+        with st.expander(f"The {len(unwarned)} wrong with no warning"):
+            rows = pd.DataFrame(unwarned, columns=["typed", "the model wrote", "written by hand"])
+            tables.table(rows, ctx.presentation)
+
+
 def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
     loaded = ctx.loaded
-    st.subheader("How well it translates")
+    _render_typed(ctx, metrics)
+    st.subheader("How well it translates the grammar's sentences")
     tables.table(metrics_table(metrics), ctx.presentation)
     phenomena = phenomenon_table(metrics)
     if len(phenomena):

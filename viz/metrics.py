@@ -67,6 +67,44 @@ def phenomenon_table(metrics: dict) -> pd.DataFrame:
     return table.sort_values(["exact match", "phenomenon"]).reset_index(drop=True)
 
 
+# The kinds of sentence people type, as the table names them (corpus/data/typed_sentences.tsv).
+TYPED_KINDS = {
+    "everyday": "everyday life",
+    "classroom": "the classroom",
+    "subject": "the lecture's subject",
+    "names": "names",
+    "numbers": "numbers",
+    "dates_times": "dates and times",
+    "questions": "questions",
+    "pronoun_animate": "pronouns for people, animals",
+    "pronoun_inanimate": "pronouns for things",
+    "relative": "relative clauses",
+    "long": "20 words and more",
+}
+
+
+def typed_sentences_table(metrics: dict) -> pd.DataFrame | None:
+    """The sentences people type (runtime.typed_set), in all and per kind: right, wrong with no
+    warning beside it, right but warned; None for weights not scored on them."""
+    typed = metrics.get("typed_sentences")
+    if not typed:
+        return None
+
+    def row(kind: str, v: dict) -> dict:
+        return {
+            "kind": kind,
+            "sentences": v["sentences"],
+            "right %": round(100 * v["right"], 1),
+            "wrong, no warning": v["wrong_unwarned"],
+            "right, but warned": v["right_warned"],
+        }
+
+    rows = [row("all", typed)] + [
+        row(TYPED_KINDS.get(k, k), v) for k, v in typed["per_kind"].items()
+    ]
+    return pd.DataFrame(rows)
+
+
 def head_grid(
     values: list[list[float]],
     title: str,

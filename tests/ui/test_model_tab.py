@@ -13,7 +13,12 @@ from streamlit.testing.v1 import AppTest
 from corpus.hand_checked import pairs
 from runtime.registry import WEIGHTS_DIR
 from ui.model_tab import architecture_table, open_head, vocabulary_table
-from viz.metrics import alignment_error_grid, metrics_table, phenomenon_table
+from viz.metrics import (
+    alignment_error_grid,
+    metrics_table,
+    phenomenon_table,
+    typed_sentences_table,
+)
 
 METRICS = {
     "test_set": {"size": 2000, "seed": 2},
@@ -112,16 +117,56 @@ def test_architecture_table_counts_the_parameters(untrained):
     assert table["parameters"] == f"{expected:,}"
 
 
-def test_the_reference_translation_is_shown_for_the_trained_model():
+def test_the_grammar_s_verdict_is_shown_for_the_trained_model():
+    """Typed as a class types it (lower case, spaced full stop): the grammar writes it, and the
+    model wrote the grammar's German (written by hand here)."""
     at = AppTest.from_file("../../app.py", default_timeout=300)
     at.query_params["model"] = "en-de"
     at.query_params["text"] = "the small dog sees the old man ."
     at.run()
     assert not at.exception
-    captions = " ".join(c.value for c in at.caption)
-    assert "reference" in captions and "Der kleine Hund sieht den alten Mann" in captions.replace(
-        "\\", ""
-    )
+    output = [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("#### Output")]
+    assert output == ["#### Output: Der kleine Hund sieht den alten Mann."]
+    (success,) = at.success
+    assert "As the grammar writes it" in success.value
+
+
+def test_the_typed_sentences_table_reads_all_and_each_kind():
+    metrics = {
+        "typed_sentences": {
+            "sentences": 4,
+            "right": 0.5,
+            "wrong_unwarned": 1,
+            "right_warned": 1,
+            "per_kind": {
+                "questions": {
+                    "sentences": 3,
+                    "right": 2 / 3,
+                    "wrong_unwarned": 1,
+                    "right_warned": 1,
+                },
+                "long": {"sentences": 1, "right": 0.0, "wrong_unwarned": 0, "right_warned": 0},
+            },
+        }
+    }
+    table = typed_sentences_table(metrics)
+    assert list(table["kind"]) == ["all", "questions", "20 words and more"]
+    assert list(table["right %"]) == [50.0, 66.7, 0.0]
+    assert list(table["wrong, no warning"]) == [1, 1, 0]
+    assert typed_sentences_table({}) is None
+
+
+def test_the_model_tab_shows_the_sentences_people_type():
+    at = AppTest.from_file("../../app.py", default_timeout=300)
+    at.query_params["model"] = "en-de"
+    at.query_params["tab"] = "Model"
+    at.run()
+    assert not at.exception
+    assert "On sentences people type" in [h.value for h in at.subheader]
+    typed = json.loads((WEIGHTS_DIR / "en-de.json").read_text())["metrics"]["typed_sentences"]
+    (table,) = [t.value for t in at.dataframe if "wrong, no warning" in t.value.columns]
+    assert table.iloc[0]["sentences"] == typed["sentences"]
+    assert table.iloc[0]["wrong, no warning"] == typed["wrong_unwarned"]
 
 
 @pytest.mark.parametrize(
