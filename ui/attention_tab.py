@@ -19,6 +19,7 @@ from viz.attention import (
     coreference_cells,
     heatmap,
     overview,
+    pronoun_of_row,
     row_names,
     row_tokens,
 )
@@ -290,16 +291,18 @@ def _focus_row(kind: str, row: int) -> None:
 
 def _coreference_note(ctx: state.ViewContext, kind: str, reference, marks) -> None:
     """Say what the red squares are, and offer the pronoun's row in the token-links view."""
-    queries, keys = ctx.trace.axis_tokens(kind)
+    keys = ctx.trace.axis_tokens(kind)[1]
     row = marks[0][0]
+    pronoun = pronoun_of_row(ctx.trace, kind, row)
     antecedent = " ".join(keys[k] for q, k in marks if q == row)
+    where = "" if kind == "encoder_self" else " (in the row that writes it)"
     st.caption(
-        f"Red squares: the words the pronoun “{escape_markdown(queries[row])}” stands for "
-        f"(“{escape_markdown(antecedent)}”), as the grammar that wrote the training data knows "
-        "it. A head that resolves the pronoun puts its weight there."
+        f"Red squares: the words the pronoun “{escape_markdown(pronoun)}” stands for "
+        f"(“{escape_markdown(antecedent)}”){where}, as the grammar that wrote the training data "
+        "knows it. A head that resolves the pronoun puts its weight there."
     )
     st.button(
-        f"Focus the row of “{queries[row]}” (token links)",
+        f"Focus the row of “{pronoun}” (token links)",
         on_click=_focus_row,
         args=(kind, row),
         key="focus_pronoun",

@@ -326,6 +326,15 @@ def coreference_cells(trace: Trace, kind: str, reference) -> list[tuple[int, int
     return cells
 
 
+def pronoun_of_row(trace: Trace, kind: str, row: int) -> str:
+    """The pronoun a `coreference_cells` row stands for: in encoder self-attention the English
+    pronoun the row reads; in cross-attention the German pronoun the row writes (the row reads
+    the token before it: "aber" is read where "er" is written)."""
+    if kind == "encoder_self":
+        return trace.source_tokens[row]
+    return trace.steps[row].token
+
+
 def mosaic(blocks: np.ndarray) -> np.ndarray:
     """[rows, cols, n, m] blocks laid out as one 2-D array, one NaN row or column between blocks.
 

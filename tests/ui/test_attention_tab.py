@@ -268,6 +268,18 @@ def test_the_translator_outlines_the_gold_antecedent_and_focuses_the_pronoun(adj
     assert at.session_state["view"] == "links" and at.session_state["focus"] == "q7"
 
 
+def test_cross_attention_s_pronoun_note_names_the_pronoun_written_not_the_token_read():
+    """Issue 66, item 2: the row that writes "er" reads "aber" (the token before it); the note
+    and its button named "aber". German written by hand: "Anna rief ihren Bruder an, aber er
+    antwortete nicht." — the pronoun is "er"."""
+    text = "Anna called her brother, but he did not answer."
+    at = _app(model="en-de", text=text, kind="cross", layer="5", head="1")
+    assert not at.exception
+    notes = [c.value for c in at.caption if c.value.startswith("Red squares")]
+    assert len(notes) == 1 and "the pronoun “er”" in notes[0], notes
+    assert at.button(key="focus_pronoun").label == "Focus the row of “er” (token links)"
+
+
 def test_a_translator_whose_cross_attention_does_not_align_is_said_not_to():
     """Issue 47: the explanation beside a grid of 0.1s must not leave a reader looking for an
     alignment that is not there (the figures the step-21,400 translator's sidecar gave)."""
