@@ -49,7 +49,14 @@ with st.sidebar:
     st.title("Attention Atlas")
     name = st.selectbox("Model", names, format_func=lambda n: MODELS[n].label, key=url.MODEL.name)
     st.caption(MODELS[name].summary)
-    text = st.text_area("Text", key=url.TEXT.name, height=110, max_chars=state.MAX_TEXT_CHARS)
+    text = st.text_area(
+        "Text",
+        key=url.TEXT.name,
+        height=110,
+        max_chars=state.MAX_TEXT_CHARS,
+        on_change=url.tidy_text,
+        help="Ctrl+Enter runs the model (Enter starts a new line)",
+    )
     scenes.sidebar()
     presentation = st.toggle("Presentation mode (everything larger)", key=url.PRESENT.name)
     st.caption(f"Running on: **{default_device().type.upper()}**")

@@ -225,3 +225,12 @@ MODEL = UrlKey("model", always=True)
 TEXT = UrlKey("text", in_url=fits_in_url, always=True)
 PRESENT = UrlKey("present", parse_bool)
 DECODING = UrlKey("decoding")
+
+
+def tidy_text() -> None:
+    """The text box's callback: Enter in it starts a new line, which travelled into the shared
+    URL as %0A (issue 66, item 8); the text's ends are trimmed as it changes. A new line inside
+    a pasted paragraph stays."""
+    value = st.session_state.get(TEXT.name)
+    if isinstance(value, str) and value != value.strip():
+        st.session_state[TEXT.name] = value.strip()

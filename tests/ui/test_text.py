@@ -36,3 +36,18 @@ def test_unknown_words_are_marked_beside_the_output_in_either_mode(present):
     assert len(warnings) == 1
     assert warnings[0].endswith("“\\*\\*cat\\*\\*”, “☃”")  # typed asterisks stay literal
     assert not [w.value for w in page.sidebar.warning]
+
+
+def test_enter_at_the_end_of_the_text_does_not_travel_into_the_link():
+    """Issue 66, item 8: Enter in the text box added a new line, shared in the URL as %0A."""
+    page = AppTest.from_file("../../app.py", default_timeout=600)
+    page.query_params["model"] = "paper-untrained"
+    page.query_params["tab"] = "Model"
+    page.run()
+    page.text_area(key="text").set_value("The dog sleeps.\n").run()
+    assert not page.exception
+    assert page.text_area(key="text").value == "The dog sleeps."
+    assert page.query_params["text"] == "The dog sleeps."
+    # a new line inside a pasted paragraph is the reader's, and stays
+    page.text_area(key="text").set_value("The dog sleeps.\nThe cat eats.").run()
+    assert page.text_area(key="text").value == "The dog sleeps.\nThe cat eats."
