@@ -11,7 +11,7 @@ PORT ?= 8501
 # `make bench BENCH_ARGS=--quick` for a short run; the default also refreshes README's table.
 BENCH_ARGS ?= --readme
 
-.PHONY: app test screenshots bench train ship-now lecture-hall
+.PHONY: app test screenshots bench train ship-now lecture-hall flaky
 
 # Each step says in one line what it installs; pip's own output (setuptools' warnings about the
 # editable install among it) goes to .venv/pip.log and is shown only when a step fails.
@@ -63,6 +63,16 @@ test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not serial and not lecture_hall"; first=$$?; \
 	$(BIN)/python -m pytest -m "serial and not lecture_hall" $(SERIAL_FILES); second=$$?; \
 	test $$first -eq 0 && test $$second -eq 0
+
+# Tests that fail by chance: the suite N times on fresh clones, every failure counted with its
+# server's log and thread stacks (scripts/flaky.py). `make flaky FLAKY_ARGS="--runs 3 --load"`
+# keeps one CPU-bound process beside each run; `FLAKY_ARGS="--runs 10 tests/e2e"` the browser
+# tests alone. Its report: /tmp/flaky/report.md.
+FLAKY_ARGS ?= --runs 5
+flaky: $(TEST_STAMP)
+	bash scripts/ensure-chromium.sh
+	bash scripts/ensure-nginx.sh
+	$(BIN)/python scripts/flaky.py $(FLAKY_ARGS)
 
 # Trains the English→German model of configs/en-de.toml on corpus v2, resuming from
 # checkpoints/en-de/ (git-ignored; scripts/restore-checkpoint.sh brings the last resumable
