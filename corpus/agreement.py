@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from corpus import lexicon as lx
-from corpus.grammar import NP, Clause, Sentence, clause_slots, np_classes, with_np
+from corpus.grammar import NP, PP, Clause, Sentence, clause_slots, np_classes, with_np
 from corpus.lexicon import Lexicon
 
 
 def agree(sentence: Sentence, lex: Lexicon) -> Sentence:
-    """Both agreements, as the generator and the parser apply them after assign_refs."""
-    return adjective_senses(feminine_agreement(sentence, lex), lex)
+    """The agreements, as the generator and the parser apply them after assign_refs."""
+    sentence = adjective_senses(feminine_agreement(sentence, lex), lex)
+    return verb_and_preposition_senses(sentence, lex)
 
 
 def _is_female(lex: Lexicon, np: NP | None) -> bool:
@@ -154,3 +155,95 @@ def adjective_senses(sentence: Sentence, lex: Lexicon) -> Sentence:
         clauses=tuple(clause(c) for c in sentence.clauses),  # type: ignore[misc]
         sub=clause(sentence.sub),
     )
+
+
+# --------------------------------------------------- senses of verbs and prepositions
+
+
+def verb_and_preposition_senses(sentence: Sentence, lex: Lexicon) -> Sentence:
+    """Corpus v2.1: a verb or a preposition with a second sense takes the one its nouns fit
+    (data/verb_senses_v2_1.tsv, data/prepositions_v2_1.tsv): "watched the film" = "sahen den
+    Film" (beobachten stays for animals), "asked a question" = "stellte eine Frage", "the lamp
+    does not work" = "funktioniert nicht", "at the supermarket" = "im Supermarkt", "in German" =
+    "auf Deutsch". Relative clauses too, whose gap is their head noun; a pronoun of the second
+    clause counts as the noun it stands for ("because I left it outside": it is the jacket). v2's
+    lexicon has no second senses."""
+    if not lex.verb_senses and not lex.preposition_senses:
+        return sentence
+    first = sentence.clauses[0] if sentence.clauses else None
+
+    def stands_for(np: NP | None) -> NP | None:
+        if np is None or np.ref is None or first is None:
+            return np
+        return {"subject": first.subject, "object": first.obj}.get(
+            np.ref, first.pp.np if np.ref == "pp" and first.pp else None
+        )
+
+    def clause(c: Clause | None, head: NP | None = None) -> Clause | None:
+        if c is None:
+            return None
+        c = replace(
+            c,
+            subject=noun_phrase(c.subject),
+            obj=noun_phrase(c.obj),
+            iobj=noun_phrase(c.iobj),
+            there=noun_phrase(c.there),
+            pp=preposition(c.pp, amount=_amount(lex, c.obj)),
+        )
+        comp = c.complement
+        if comp is not None and (comp.np or comp.pp):
+            comp = replace(comp, np=noun_phrase(comp.np), pp=preposition(comp.pp))
+            c = replace(c, complement=comp)
+        if c.verb is None:
+            return c
+        subject = head if c.gap == "subject" else stands_for(c.subject)
+        obj = head if c.gap == "object" else stands_for(c.obj)
+        return replace(c, verb=_verb_sense(lex, c.verb, subject, obj))
+
+    def noun_phrase(np: NP | None) -> NP | None:
+        if np is None:
+            return None
+        if np.coord:
+            return replace(np, coord=(noun_phrase(np.coord[0]), noun_phrase(np.coord[1])))  # type: ignore[arg-type]
+        if np.relative is not None:
+            rel = np.relative
+            np = replace(np, relative=replace(rel, clause=clause(rel.clause, head=np)))
+        return np
+
+    def preposition(pp: PP | None, amount: bool = False) -> PP | None:
+        if pp is None:
+            return None
+        key = pp.prep if pp.prep == "of" and not amount else _preposition_sense(lex, pp.prep, pp.np)
+        return PP(key, noun_phrase(pp.np))  # type: ignore[arg-type]
+
+    return replace(
+        sentence,
+        clauses=tuple(clause(c) for c in sentence.clauses),  # type: ignore[misc]
+        sub=clause(sentence.sub),
+    )
+
+
+def _amount(lex: Lexicon, np: NP | None) -> bool:
+    """Is this object an amount that "of" + a substance fills (three cups of coffee)?"""
+    return np is not None and np.noun is not None and "object" in lex.noun(np.noun).classes
+
+
+def _verb_sense(lex: Lexicon, key: str, subject: NP | None, obj: NP | None) -> str:
+    """The first sense of the verb whose differing slots its nouns fill, else the verb."""
+    v = lex.verb(key)
+    for sense in lex.senses_of_verb(key):
+        slots = ((sense.subject, v.subject, subject), (sense.obj, v.obj, obj))
+        if all(
+            wanted == first or (np is not None and bool(np_classes(lex, np) & wanted))
+            for wanted, first, np in slots
+        ):
+            return sense.key
+    return key
+
+
+def _preposition_sense(lex: Lexicon, key: str, np: NP) -> str:
+    """The first sense of the preposition that fits its noun where the first sense does not."""
+    classes = np_classes(lex, np)
+    if not classes or lex.preposition(key).classes & classes:
+        return key
+    return next((p.key for p in lex.senses_of_preposition(key) if p.classes & classes), key)

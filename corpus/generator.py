@@ -91,7 +91,8 @@ class Sampler:
     # ------------------------------------------------------------- word lists
     @cached_property
     def nouns_by_class(self) -> dict[str, list[Noun]]:
-        out: dict[str, list[Noun]] = {c: [] for c in lx.CLASSES}
+        # v2.1's sense classes (site: am Bahnhof) too, though nothing is drawn by them
+        out: dict[str, list[Noun]] = {c: [] for c in lx.CLASSES | lx.SENSE_CLASSES}
         for n in self.lex.nouns:
             for c in n.classes:
                 out[c].append(n)

@@ -471,9 +471,14 @@ def _pp(b: _Builder, pp: PP, motion: bool) -> _Phrase:
     case = prep.case
     if case == "two-way":
         case = "acc" if motion else "dat"
+    if pp.np.name and b.lex.name(pp.np.name).kind == "language" and prep.key:
+        return _language_pp(b, prep, case, pp.np, prep_ids)
     inner = _np(b, pp.np, case)
     b.tags.add(f"preposition_{case}")
     de_prep = list(prep.de)
+    if not de_prep:  # v2.1: "three cups of coffee" = "drei Tassen Kaffee"
+        b.tags.add("amount_of")
+        return _Phrase(prep_ids + inner.en, inner.de, inner.gender)
     if pp.np.name and prep.de_name and b.lex.name(pp.np.name).kind != "person":
         de_prep = [prep.de_name]
     first_word, first_links = inner.de[0]
@@ -485,6 +490,28 @@ def _pp(b: _Builder, pp: PP, motion: bool) -> _Phrase:
     else:
         de = [(w, tuple(prep_ids)) for w in de_prep] + inner.de
     return _Phrase(prep_ids + inner.en, de, inner.gender)
+
+
+def _language_pp(
+    b: _Builder, prep: lx.Preposition, case: str, np: NP, prep_ids: list[int]
+) -> _Phrase:
+    """v2.1: a language after its sense of a preposition (prepositions_v2_1.tsv): "in German" =
+    "auf Deutsch", a name (case bare); "into German" = "ins Deutsche", "from English" = "aus dem
+    Englischen", the neuter adjective as a noun with its article."""
+    inner = _np(b, np, "nom")
+    (word, links), links_prep = inner.de[0], tuple(prep_ids)
+    b.tags.add("language_preposition")
+    if case == "bare":
+        return _Phrase(prep_ids + inner.en, [(w, links_prep) for w in prep.de] + inner.de, "n")
+    article = lx.DEF_ARTICLE[case]["n"]
+    noun = word + lx.WEAK[case]["n"]  # das Deutsche, dem Deutschen
+    contracted = lx.CONTRACTIONS.get((prep.de[-1], article))
+    head = [(w, links_prep) for w in prep.de[:-1]]
+    if contracted:
+        de = head + [(contracted, links_prep), (noun, links)]
+    else:
+        de = head + [(prep.de[-1], links_prep), (article, links_prep), (noun, links)]
+    return _Phrase(prep_ids + inner.en, de, "n")
 
 
 # English do-support and auxiliaries, by tense: (positive, negative contracted)
@@ -708,6 +735,8 @@ def copula_idiom(lex: Lexicon, c: Clause) -> str | None:
     """v2.1: German says a person's cold, warmth, boredom with a dative ("Mir ist kalt"), and
     hunger and thirst with haben ("Ich habe Hunger"); None for any other copula."""
     comp = c.complement
+    if lex.version != "v2" and c.verb is None and comp is None and _late(lex, c):
+        return "haben"  # "The train was late." = "Der Zug hatte Verspätung."
     if lex.version == "v2" or c.verb is not None or comp is None or comp.than:
         return None
     if comp.adjective not in lx.DATIVE_ADJECTIVES and comp.adjective not in lx.HAVE_NOUNS:
@@ -720,6 +749,78 @@ def copula_idiom(lex: Lexicon, c: Clause) -> str | None:
     if comp.adjective in lx.HAVE_NOUNS:
         return None if comp.degree else "haben"
     return "dative"
+
+
+def _late(lex: Lexicon, c: Clause) -> bool:
+    """v2.1: a person, an animal or a vehicle "is late" (the copula with the adverb alone): it
+    has a delay, Verspätung; "it is late" (the time) stays "es ist spät"."""
+    subj = c.subject
+    if c.adverb != "late" or c.there is not None or c.pp is not None or c.place is not None:
+        return False
+    if subj is None or subj.wh or subj.indefinite or subj.pronoun == "it" or c.wh == "how":
+        return False
+    return subj.pronoun is not None or bool(
+        np_classes(lex, subj) & {"person", "animal", "vehicle", "group"}
+    )
+
+
+def _to_a_goal(lex: Lexicon, c: Clause, v: lx.Verb | None) -> bool:
+    """Does the clause's phrase say where its verb of motion goes (accusative: "legt das Buch
+    auf den Tisch")? v2.1: English says a goal of going, swimming, driving with "into", "onto",
+    "to", so that "swims on the lake" is where it swims, "auf dem See"; v2 took "on" as a goal."""
+    if v is None or not v.motion or c.pp is None:
+        return False
+    if lex.version == "v2" or v.en not in lx.MOVING_ABOUT:
+        return True
+    return " ".join(lex.preposition(c.pp.prep).en) not in ("in", "on", "at")
+
+
+def _since(lex: Lexicon, c: Clause, adv: lx.Adverb, idiom: str | None) -> bool:
+    """v2.1: a present perfect with how long it has lasted, which German says in the present
+    with seit; negated it stays perfect ("hat ihn seit zwei Jahren nicht gesehen" is v2.1's
+    to come: its duration would say how long the not-seeing lasted)."""
+    return (
+        lex.version != "v2"
+        and adv.kind == "duration"
+        and c.tense == "perfect"
+        and not c.negated
+        and not c.modal
+        and c.there is None
+        and idiom is None
+    )
+
+
+def _dative_duration(de: tuple[str, ...]) -> tuple[str, ...]:
+    """ "eine Stunde" -> "einer Stunde", "zehn Jahre" -> "zehn Jahren", "lange" -> "langem"."""
+    if de == ("lange",):
+        return ("langem",)
+    count, unit = de
+    article = {"eine": "einer", "einen": "einem", "ein": "einem"}
+    if count in article:
+        return (article[count], unit)
+    return (count, unit if unit.endswith(("n", "s")) else unit + "n")
+
+
+# v2.1: prepositions that say when, whose phrase stands before nicht like a time adverb
+_TIME_PREPOSITIONS = frozenset({"during", "after", "before", "since", "until", "within"})
+
+
+def _free_pp(lex: Lexicon, c: Clause, v: lx.Verb | None) -> bool:
+    """v2.1: is the clause's prepositional phrase a free adverbial, which stands before nicht
+    ("Er mochte das Essen im Restaurant nicht.", "... während der Prüfung nicht benutzen")? A
+    time always; a place where the verb has its object, so that the place only says where it
+    happened, not where the verb goes ("legte das Buch nicht auf den Tisch") or is ("wohnt nicht
+    in Berlin", "ist nicht im Garten"). v2 put every phrase after nicht."""
+    if lex.version == "v2" or c.pp is None:
+        return False
+    if " ".join(lex.preposition(c.pp.prep).en) in _TIME_PREPOSITIONS:
+        return True
+    return (
+        v is not None
+        and not v.motion
+        and v.frame in ("acc", "dat", "dat_acc")
+        and (c.obj is not None or c.iobj is not None)
+    )
 
 
 def _kein_target(c: Clause, frame: str) -> NP | None:
@@ -796,6 +897,15 @@ def _clause(
     else:
         subj = _np(b, c.subject, "nom")
     vg = _verb_group(b, c, person, inverted, de_tense, idiom)
+    if adv is not None and _since(lex, c, adv, idiom):
+        # v2.1: "She has lived here for 10 years." = "Sie wohnt seit 10 Jahren hier.": what
+        # still goes on is the German present, and its duration is "seit" + dative
+        links = tuple(vg.finite[1]) + tuple(vg.right[0][1])
+        word = v.de_present[person] if v else lx.SEIN["present"][person]
+        vg.finite, vg.right = (word, links), []
+        vg.prefix = (v.prefix, links) if v and v.prefix else None
+        adv = replace(adv, de=("seit", *_dative_duration(adv.de)))
+        b.tags.add("duration_since")
     target = _kein_target(c, frame)
     iobj = _np(b, c.iobj, "dat") if c.iobj else None
     particle = (
@@ -832,11 +942,16 @@ def _clause(
         b.tags.add("linking_verb" if frame == "adj" else "comparison_adverbial")
     if idiom and comp is not None:
         comp = _idiom_complement(b, c, comp, idiom)
+    if idiom and comp is None and adv is not None:  # "was late" = "hatte Verspätung"
+        kein = [("keine", tuple(vg.neg or ()))] if c.negated else []
+        comp = _Phrase(adv_ids, [*kein, (lx.DELAY, tuple(adv_ids))])
+        b.tags.add("idiom_late")
+        adv = None
     goal = lex.adverb(c.place) if c.place else None
     goal_ids = b.en(*goal.en) if goal else []
     if goal:
         b.tags.add("goal" if goal.kind == "goal" else "place_and_time")
-    pp = _pp(b, c.pp, v.motion if v else False) if c.pp else None
+    pp = _pp(b, c.pp, _to_a_goal(lex, c, v)) if c.pp else None
     if c.negated:
         b.tags.add("negation")
 
@@ -881,7 +996,7 @@ def _clause(
         middle += obj.de
     if there:
         middle += there.de
-    kein_idiom = idiom == "haben" and c.complement.adjective != "right"  # type: ignore[union-attr]
+    kein_idiom = idiom == "haben" and (c.complement is None or c.complement.adjective != "right")
     nicht = (
         [("nicht", tuple(vg.neg or ()))] if c.negated and target is None and not kein_idiom else []
     )
@@ -892,15 +1007,24 @@ def _clause(
     late = comp is not None and (
         idiom is not None or (lex.version != "v2" and c.complement.adjective is not None)  # type: ignore[union-attr]
     )
+    adjunct = pp is not None and nicht and _free_pp(lex, c, v)
+    if adjunct:  # v2.1: "mochte das Essen im Restaurant nicht"
+        middle += pp.de  # type: ignore[union-attr]
     if not late:
         middle += nicht
+    # v2.1: how comes before where (temporal, causal, modal, local: "gingen zusammen nach
+    # Paris", "wartet geduldig auf den Bus"); v2 put it last
+    manner = adv is not None and not c.adverb_front and adv.kind == "manner"
+    manner = manner and lex.version != "v2"
+    if manner:
+        middle.append((" ".join(adv.de), tuple(adv_ids)))  # type: ignore[union-attr]
     if obj and frame == "prep" and not obj_wh:
         middle += obj.de
     if comp and not late:
         middle += comp.de
-    if pp:
+    if pp and not adjunct:
         middle += pp.de
-    if adv and not c.adverb_front and adv.kind in ("place", "manner"):
+    if adv and not c.adverb_front and adv.kind in ("place", "manner") and not manner:
         middle.append((" ".join(adv.de), tuple(adv_ids)))
     if goal:  # "ging nach der Schule nach Hause": the place closes the middle field
         middle.append((" ".join(goal.de), tuple(goal_ids)))

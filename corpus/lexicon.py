@@ -20,6 +20,10 @@ CLASSES = frozenset(
     """person animal plant food drink object furniture vehicle building room place text device
     clothing body abstract time event group material nature fact question game""".split()
 )
+# Corpus v2.1: classes that only choose a preposition's sense (noun_classes_v2_1.tsv: at the
+# station = am Bahnhof, at the party = auf der Party); no sentence is drawn by them, so that v2.1's
+# draws stay those of the classes above.
+SENSE_CLASSES = frozenset({"site", "gathering"})
 ANIMATE = frozenset({"person", "animal"})
 
 
@@ -116,6 +120,11 @@ class Preposition:
     case: str  # acc | dat | gen | two-way
     classes: frozenset[str]
     de_name: str  # before a bare city or country name, when it differs (nach, aus)
+    key: str = ""  # v2.1: a second sense's name (at_building = in); v2 entries: their en
+
+    @property
+    def name(self) -> str:
+        return self.key or " ".join(self.en)
 
 
 @dataclass(frozen=True)
@@ -161,14 +170,19 @@ class Lexicon:
     phrases: tuple[Phrase, ...] = ()  # v2.1's set phrases of a first lesson
     grades: tuple[Grades, ...] = ()  # v2.1's comparatives and superlatives
     version: str = "v2"
+    # v2.1: second senses of a verb (watch_show = sehen) and of a preposition (at_building = in),
+    # each taken where the sentence's nouns fit it (corpus/agreement.py); never drawn or read
+    # on their own, so they are not among `verbs` and `prepositions`
+    verb_senses: tuple[tuple[str, Verb], ...] = ()  # (the first sense's key, the sense)
+    preposition_senses: tuple[Preposition, ...] = ()
 
     def __post_init__(self) -> None:
         index = {
             "noun": {n.en: n for n in self.nouns},
-            "verb": {v.key: v for v in self.verbs},
+            "verb": {v.key: v for v in (*self.verbs, *(v for _, v in self.verb_senses))},
             "adjective": {a.name: a for a in self.adjectives},
             "adverb": {" ".join(a.en): a for a in self.adverbs},
-            "preposition": {" ".join(p.en): p for p in self.prepositions},
+            "preposition": {p.name: p for p in (*self.prepositions, *self.preposition_senses)},
             "name": {n.en: n for n in self.names},
             "feminine": {n.en: n for n in self.feminine},
             "phrase": {" ".join(p.en): p for p in self.phrases},
@@ -193,6 +207,14 @@ class Lexicon:
 
     def name(self, en: str) -> Name:
         return self._index["name"][en]  # type: ignore[attr-defined]
+
+    def senses_of_verb(self, key: str) -> list[Verb]:
+        """v2.1: the second senses of a verb, in the order of verb_senses_v2_1.tsv."""
+        return [v for first, v in self.verb_senses if first == key]
+
+    def senses_of_preposition(self, key: str) -> list[Preposition]:
+        """v2.1: the second senses of a preposition, in the order of prepositions_v2_1.tsv."""
+        return [p for p in self.preposition_senses if " ".join(p.en) == key]
 
     def grades_of(self, en: str) -> Grades:
         return self._index["grades"][en]  # type: ignore[attr-defined]
@@ -270,6 +292,20 @@ def _adverbs(name: str, data_dir: Path) -> tuple[Adverb, ...]:
     )
 
 
+def _prepositions(name: str, data_dir: Path) -> tuple[Preposition, ...]:
+    return tuple(
+        Preposition(
+            tuple(r["en"].split()),
+            tuple(r["de"].split()),
+            r["case"],
+            _classes(r["classes"]),
+            r["de_name"],
+            r.get("key", ""),
+        )
+        for r in read_rows(name, data_dir)
+    )
+
+
 @cache
 def load(data_dir: Path = DATA_DIR) -> Lexicon:
     nouns = tuple(_noun(r) for r in read_rows("nouns.tsv", data_dir))
@@ -279,16 +315,7 @@ def load(data_dir: Path = DATA_DIR) -> Lexicon:
         for r in read_rows("adjectives.tsv", data_dir)
     )
     adverbs = _adverbs("adverbs.tsv", data_dir)
-    prepositions = tuple(
-        Preposition(
-            tuple(r["en"].split()),
-            tuple(r["de"].split()),
-            r["case"],
-            _classes(r["classes"]),
-            r["de_name"],
-        )
-        for r in read_rows("prepositions.tsv", data_dir)
-    )
+    prepositions = _prepositions("prepositions.tsv", data_dir)
     names = tuple(
         Name(r["en"], r["de"], r["kind"], r["sex"]) for r in read_rows("names.tsv", data_dir)
     )
@@ -371,6 +398,10 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
         phrases=phrases,
         grades=grades,
         version=version,
+        verb_senses=tuple(
+            (r["sense_of"], _verb(r)) for r in read_rows("verb_senses_v2_1.tsv", data_dir)
+        ),
+        preposition_senses=_prepositions("prepositions_v2_1.tsv", data_dir),
     )
 
 
@@ -583,6 +614,9 @@ DEMONSTRATIVE = {"this": "das", "that": "das"}
 DATIVE_ADJECTIVES = {"cold": "kalt", "warm": "warm", "hot": "heiß", "bored": "langweilig"}
 # (a noun is negated with kein: keinen Hunger; "recht" with nicht: du hast nicht recht)
 HAVE_NOUNS = {"hungry": "Hunger", "thirsty": "Durst", "right": "recht"}
+# ... and a person or a vehicle that "is late" has a delay: "Der Zug hatte Verspätung." (the
+# adverb late, not an adjective: "it is late" stays "es ist spät")
+DELAY = "Verspätung"
 
 # Corpus v2.1: "My name is Paul." = "Ich heiße Paul.", for these owners of a name.
 NAMED = ("i", "you", "he", "she")
@@ -590,6 +624,10 @@ HEISSEN = {
     "present": ("heiße", "heißt", "heißt", "heißen", "heißt", "heißen"),
     "past": ("hieß", "hießt", "hieß", "hießen", "hießt", "hießen"),
 }
+
+# Corpus v2.1: verbs of motion whose "in", "on", "at" + a place say where one moves about, not
+# where to (swims on the lake = schwimmt auf dem See); "put", "throw", "fall" on the table go there.
+MOVING_ABOUT = frozenset("go walk run drive travel ride fly swim hike".split())
 
 # Corpus v2.1: verbs of frame acc whose "to" + person is a German dative, as for the dat_acc
 # verbs ("writes a letter to her father" = "schreibt ihrem Vater einen Brief").

@@ -365,12 +365,17 @@ class _Parser:
         """Objects / complement, then (v2.1) a place or goal, an optional PP and an optional
         adverb."""
         for objects, j in self._objects(c, i, gap_object):
-            for filled, k in [(objects, j), *self.places(objects, j)]:
+            places = list(self.places(objects, j))
+            # v2.1: words that say a goal or a place are read so, not as a phrase ("goes to
+            # sleep" = "schlafen geht", never "zu Schlaf")
+            said = {(j, end) for _, end in places}
+            for filled, k in [(objects, j), *places]:
                 options = [(filled, k)]
                 options += [
                     (replace(filled, pp=pp), m)
                     for pp, m in self.pp(k)
                     if not (self._dative_pp(filled, pp) or self._particle_pp(filled, pp))
+                    and (k, m) not in said
                 ]
                 for f, m in options:
                     yield f, m
@@ -712,6 +717,10 @@ def _misfits(spec: Sentence, lex: Lexicon) -> int:
     halting (stop_vehicle: halten), not as a person who gives up (stop: aufhören)."""
     count = 0
     for c in (*spec.clauses, spec.sub):
+        if c is not None and lex.version != "v2" and c.adverb and c.tense in ("present", "past"):
+            # v2.1: "I read 12 books last year" is the past (las), as its adverb says; "read",
+            # "put", "cut" are present and past alike
+            count += c.tense not in lex.adverb(c.adverb).tenses
         if c is None or c.verb is None:
             continue
         v = lex.verb(c.verb)

@@ -110,6 +110,8 @@ MIN_PER_CLASS = {
     "fact": 5,  # v2.1 only (noun_classes_v2_1.tsv): few, and each a fact in German (wissen)
     "question": 1,  # v2.1 only: what one asks (eine Frage stellen)
     "game": 5,  # v2.1 only: a game one plays (Fußball spielen)
+    "site": 5,  # v2.1 only: a building one is at, not in (am Bahnhof)
+    "gathering": 5,  # v2.1 only: an occasion one is at (auf der Party)
 }
 
 
@@ -254,7 +256,7 @@ def german_problems(r: dict[str, str]) -> list[str]:
 
 def test_readme_parses():
     # guards the parsers: a reworded README must not make the class checks vacuous
-    assert len(readme_classes()) == 24
+    assert len(readme_classes()) == 26  # v2.1 added site and gathering (at = an, auf)
     assert {"person", "animal", "food", "drink", "furniture", "nature"} <= readme_classes()
     assert list(readme_header("nouns.tsv")) == HEADER
 

@@ -170,7 +170,7 @@ def fail_all(problems: list[str], what: str) -> None:
 
 def test_readme_parses():
     # a README reworded beyond recognition must not make these tests vacuous
-    assert len(readme_classes()) == 24
+    assert len(readme_classes()) == 26  # v2.1 added site and gathering (at = an, auf)
     assert {"in", "in front of", "out of", "towards"} <= set(readme_inventory())
     assert len(readme_header(FILE)) == 21
 
@@ -432,3 +432,23 @@ def test_v2_1_verbs_agree_with_ablaut_and_lemminflect():
             if (r["en"], f) not in EN_ALLOWED
         ]
     fail_all(problems, "v2.1 verb forms differ from ablaut or lemminflect")
+
+
+def test_v2_1_verb_senses_agree_with_ablaut_and_their_first_sense():
+    """verb_senses_v2_1.tsv (watch a film = sehen, ask a question = stellen): verbs.tsv's columns
+    after sense_of, German forms checked with ablaut, and the English forms and frame of the
+    first sense, so that the sense writes the English the parser read."""
+    problems = []
+    header, senses = read("verb_senses_v2_1.tsv")
+    assert header == ("sense_of", *read()[0])
+    first = {r["key"]: r for r in read()[1]}
+    for r in senses:
+        problems += [f"{r['key']}.{f}: {d}" for f, d in german_mismatches(r).items()]
+        v = first.get(r["sense_of"])
+        if v is None:
+            problems.append(f"{r['key']}: no verb {r['sense_of']} in verbs.tsv")
+            continue
+        for f in ("en", "en_3sg", "en_past", "en_participle", "en_ing", "en_particle", "frame"):
+            if r[f] != v[f]:
+                problems.append(f"{r['key']}.{f}: {r[f]!r}, its first sense {v[f]!r}")
+    fail_all(problems, "v2.1 verb senses wrong")
