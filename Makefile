@@ -8,7 +8,8 @@ APP_STAMP := $(VENV)/.app-$(shell cat requirements.txt requirements-nodeps.txt p
 TEST_STAMP := $(VENV)/.test-$(shell cat requirements.txt requirements-nodeps.txt requirements-dev.txt pyproject.toml | sha1sum | cut -c1-12)
 BENCH_STAMP := $(VENV)/.bench-$(shell cat requirements.txt requirements-nodeps.txt requirements-dev.txt requirements-bench.txt pyproject.toml | sha1sum | cut -c1-12)
 PORT ?= 8501
-# `make bench BENCH_ARGS=--quick` for a short run; the default also refreshes README's table.
+# `make bench BENCH_ARGS=--quick` for a short run; the default also refreshes the table in
+# docs/benchmarks.md.
 BENCH_ARGS ?= --readme
 
 .PHONY: app test screenshots bench train ship-now lecture-hall flaky

@@ -4,7 +4,7 @@
     python -m bench.align_diagnosis --variant norm_first=1
     python -m bench.align_diagnosis --variant embedding_init=normal
     python -m bench.align_diagnosis --variant lr_factor=0.25
-    python -m bench.align_diagnosis --table   # README's table from what the runs wrote
+    python -m bench.align_diagnosis --table   # docs/translator.md's table from what the runs wrote
 
 A small model (d_model 128, N = 3, the recipe's other settings: post-norm, h = 8, shared BPE
 vocabulary, label smoothing 0.1, Eq. (3), bf16 autocast where native) on 100,000 corpus-v2 pairs,
@@ -60,7 +60,7 @@ def with_variant(recipe: Recipe, variant: str) -> Recipe:
 
 
 def table(rows: list[dict]) -> str:
-    """The measurements as README's Markdown table, a row a variant and step."""
+    """The measurements as docs/translator.md's Markdown table, a row a variant and step."""
     lines = [
         "| variant | step | encoder spread: input, each layer's output | cross-attention "
         "entropy per layer | best head AER | held-out NLL |",
@@ -80,7 +80,9 @@ def table(rows: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--table", action="store_true", help="print README's table and stop")
+    parser.add_argument(
+        "--table", action="store_true", help="print docs/translator.md's table and stop"
+    )
     parser.add_argument("--variant", default="baseline")
     parser.add_argument("--steps", type=int, default=1200)
     parser.add_argument("--every", type=int, default=400)

@@ -15,7 +15,8 @@
     scene and a shared link, each on a fresh server
 
 Writes bench/results.json (every raw number) and bench/results.md (the tables); --readme also
-puts the tables into README.md's Benchmarks section. Run it on a quiet machine if you can, and
+puts the tables into docs/benchmarks.md (between its bench:begin and bench:end markers; the
+README links to it). Run it on a quiet machine if you can, and
 under `nice -n 19` if something more important shares it.
 """
 
@@ -197,11 +198,11 @@ def measure_app(plan: dict) -> dict:
 
 
 def update_readme(markdown: str) -> None:
-    """Replace the table between the markers of README.md's Benchmarks section."""
-    readme = ROOT / "README.md"
+    """Replace the table between the markers of docs/benchmarks.md."""
+    readme = ROOT / "docs" / "benchmarks.md"
     text = readme.read_text()
     if README_BEGIN not in text or README_END not in text:
-        raise SystemExit(f"README.md has no {README_BEGIN} … {README_END} block to update")
+        raise SystemExit(f"docs/benchmarks.md has no {README_BEGIN} … {README_END} block to update")
     head, rest = text.split(README_BEGIN, 1)
     _, tail = rest.split(README_END, 1)
     body = markdown.replace("## Benchmarks against the peers\n\n", "", 1)
@@ -214,7 +215,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (1)")
     parser.add_argument("--only", nargs="+", choices=MEASUREMENTS, default=list(MEASUREMENTS))
     parser.add_argument("--out", type=Path, default=ROOT / "bench", help="where results go")
-    parser.add_argument("--readme", action="store_true", help="also update README.md's table")
+    parser.add_argument(
+        "--readme", action="store_true", help="also update docs/benchmarks.md's table"
+    )
     args = parser.parse_args(argv)
 
     # Before torch starts: every process of the run (server, memory probes) uses these threads.

@@ -201,8 +201,9 @@ MODELS: dict[str, ModelEntry] = {
 
 def default_model_name() -> str:
     """The page's first model: the translator trained here wherever its weights are shipped (a
-    model ships once it beats the one before it: README, "How well en-de translates"), else the
-    pretrained encoder (real learned attention), else the untrained paper model."""
+    model ships once it beats the one before it: docs/translator.md, "How well en-de
+    translates"), else the pretrained encoder (real learned attention), else the untrained
+    paper model."""
     weights = WEIGHTS_DIR / "en-de.safetensors"
     sidecar = sidecar_path(weights)
     if (

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The one prepared command for the GPU machine (README, "Training on a GPU"): in one run of at
-# most 9 minutes (GPU_RUN_SECONDS), with every figure written under $OUT (the folder that comes
-# back), while the training texts are generated on the CPU cores beside phases 1 and 2:
+# The one prepared command for the GPU machine (docs/translator.md, "Training on a GPU"): in
+# one run of at most 9 minutes (GPU_RUN_SECONDS), with every figure written under $OUT (the
+# folder that comes back), while the training texts are generated on the CPU cores beside
+# phases 1 and 2:
 #   1. the CUDA checks: tests/runtime/test_cuda.py (marked `cuda`; skipped where no GPU is);
 #   2. timings: the translator's forward with every attention captured against the same weights
 #      through fused scaled_dot_product_attention, at 16 / 128 / 512 tokens (bench/gpu.py);

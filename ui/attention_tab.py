@@ -195,7 +195,7 @@ def flat_cross_attention_note(loaded) -> str | None:
         f"gold alignment over {best.sentences} held-out sentences, no better than "
         "even weights. Its post-norm encoder hands cross-attention nearly the same vector at "
         "every source position, so each German word is written from a summary of the sentence "
-        '(README, "Why the first translator\'s cross-attention was blank").'
+        '(docs/translator.md, "Why the first translator\'s cross-attention was blank").'
     )
 
 

@@ -104,7 +104,8 @@ def test_tour_of_every_control_and_tab(server, browser):
         timeout=harness.RENDER_TIMEOUT_MS,
     )
     # The screenshots show decoder layer 4 head 1, which looks back from a German noun at the
-    # word that placed the verb (README, "Heads"): this translator's cross-attention is flat.
+    # word that placed the verb (docs/translator.md, "Heads"): this translator's cross-attention
+    # is flat.
     choose(page, panel, "Attention kind", "decoder masked self-attention")
     layer, head = 4, 1  # numbered from 1, as the page shows them
     harness.wait_for_title(page, "decoder masked")

@@ -1,6 +1,6 @@
 """The six lecture demos of issue #13, each done from a fresh page as a lecturer would, at
 1920×1080 in presentation mode: every click is counted (at most two each) and timed, and the
-screen the class then sees is saved to docs/screenshots/demo-*.png for the README.
+screen the class then sees is saved to docs/screenshots/demo-*.png for docs/views.md.
 
 (a) a pronoun and its antecedent, (b) German verb-final alignment, (c) the softmax with and
 without 1/√d_k on the trained model, (d) PE(pos+k) as a linear map of PE(pos), (e) two sentences

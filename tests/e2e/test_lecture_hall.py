@@ -76,16 +76,17 @@ SMOKE_RAMP_S = 5.0
 
 # Open → own heatmap, 95th percentile. One server process runs one script thread at a time, so
 # a student waits behind the runs of those before: at about 0.5 s of server CPU a student, a
-# hundred in a minute keep up (measured p95 0.37 s, see README, "A lecture hall"); at 1.5 s a
-# student (before the server froze its start-up objects out of Streamlit's garbage collection
-# after every run) they queued to a p95 of 55 s. The bound leaves room for a busy machine.
+# hundred in a minute keep up (measured p95 0.37 s, see docs/benchmarks.md, "A lecture hall");
+# at 1.5 s a student (before the server froze its start-up objects out of Streamlit's garbage
+# collection after every run) they queued to a p95 of 55 s. The bound leaves room for a busy
+# machine.
 # SmolLM2 at a hundred students a minute is far over this machine's floor: a new text is a
 # generation of up to 32 tokens with every attention kept (2.5 s of the server's CPU, measured
 # with AppTest), and the tab a student opens may run the model again (the Scaling lab's other
 # scales, Compare's second text): 5-8 s of model work a student, 500-800 s for the hall,
-# however the runs are queued on one process. Measured 2026-11-29 (README, "A lecture hall"):
-# p95 658 s. Its bounds are that queue with room for a busy machine; what the LM hall checks
-# hard is the rest (own tokens, no cross-talk, no error).
+# however the runs are queued on one process. Measured 2026-11-29 (docs/benchmarks.md, "A
+# lecture hall"): p95 658 s. Its bounds are that queue with room for a busy machine; what the LM
+# hall checks hard is the rest (own tokens, no cross-talk, no error).
 HALL_P95_LIMIT_S = {LANGUAGE_MODEL: (1200.0, 120.0)}  # (the hall, the smoke run)
 P95_LIMIT_S, SMOKE_P95_LIMIT_S = HALL_P95_LIMIT_S.get(MODEL, (5.0, 5.0))
 

@@ -1,6 +1,6 @@
 """The paper tab in the real app and Debian's Chromium: a click on a block of Figure 1 opens its
 view, the sidebar opens each view in one click, and one screenshot of each view goes to
-docs/screenshots/paper-*.png (the README shows them; `make screenshots` refreshes them).
+docs/screenshots/paper-*.png (docs/views.md shows them; `make screenshots` refreshes them).
 
 Each step waits for an explicit condition in the page; any exception element, console error or
 request to a host other than 127.0.0.1 fails the test.

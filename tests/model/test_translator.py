@@ -1,8 +1,8 @@
 """The shipped English→German weights (corpus v2) open the page, translate sentences written by
 hand apart from the grammar, and carry their per-head tables.
 
-The floors sit a little under what the shipped weights measured (README, "How well en-de
-translates"), so a model that translates worse than the one shipped fails here before it
+The floors sit a little under what the shipped weights measured (docs/translator.md, "How well
+en-de translates"), so a model that translates worse than the one shipped fails here before it
 reaches users."""
 
 import numpy as np
