@@ -64,3 +64,11 @@ def test_the_shipped_sidecar_was_scored_on_the_file_as_it_is():
     wrong = {english for english, *_ in typed["wrong"]}
     assert wrong <= {s.english for s in sentences}
     assert round(1 - len(wrong) / len(sentences), 4) == typed["right"]
+
+
+def test_the_readme_quotes_the_sidecar_s_figures():
+    """The README's figures follow the model that ships (issue 65, item 6)."""
+    typed = json.loads((WEIGHTS_DIR / "en-de.json").read_text())["metrics"]["typed_sentences"]
+    readme = (WEIGHTS_DIR.parents[1] / "README.md").read_text()
+    assert f"**{typed['right']:.1%} right**" in readme
+    assert f"**{typed['wrong_unwarned']} of {typed['sentences']} wrong with no warning**" in readme
