@@ -310,6 +310,43 @@ def wait_drawn(page, charts: int = 1, timeout_ms: int = RENDER_TIMEOUT_MS) -> No
     )
 
 
+# What a failed browser test reports of its page (tests/e2e/conftest.py): which tab the browser
+# shows, and what the open panel holds of what `wait_drawn` waits for.
+_PAGE_STATE = """(sel) => {
+    const panel = document.querySelector(sel);
+    const tabs = [...document.querySelectorAll('[role="tab"]')];
+    const count = (q) => panel ? panel.querySelectorAll(q).length : 0;
+    return {
+        selected_tabs: tabs.filter(t => t.getAttribute('aria-selected') === 'true')
+            .map(t => t.textContent),
+        open_panel: !!panel,
+        charts: count('[data-testid="stPlotlyChart"]'),
+        charts_drawn: panel ? [...panel.querySelectorAll('[data-testid="stPlotlyChart"]')]
+            .filter(c => c.querySelector('.main-svg')).length : 0,
+        tables: count('[data-testid="stDataFrame"]'),
+        skeletons: count('[data-testid="stSkeleton"]'),
+        running: !!document.querySelector('[data-testid="stStatusWidget"]'),
+        alerts: panel ? [...panel.querySelectorAll('[data-testid="stAlert"]')]
+            .map(a => a.textContent.slice(0, 200)) : [],
+        exceptions: document.querySelectorAll('[data-testid="stException"]').length,
+    };
+}"""
+
+
+def page_state(page, screenshot: Path | None = None) -> str:
+    """The page as a failed test left it, in words (and as a screenshot where one is asked for):
+    a hang is told apart as the server never drawing, or the browser showing another tab than
+    the one the server drew, or a figure or table that never left its skeleton."""
+    try:
+        state = page.evaluate(_PAGE_STATE, ACTIVE_PANEL)
+        if screenshot is not None:
+            page.screenshot(path=str(screenshot))
+            state["screenshot"] = str(screenshot)
+    except Exception as err:  # a closed page or browser: say so, the report still goes out
+        return f"page unreadable: {err}"
+    return f"url: {page.url}\n" + "\n".join(f"{k}: {v}" for k, v in state.items())
+
+
 # A page is still once its fonts are in and nothing in its DOM has changed for STILL_MS: how a
 # test waits for what the page exposes no event for (Plotly laying a figure out again after its
 # first draw, a scroll, a re-layout for a new viewport), instead of sleeping a fixed time.

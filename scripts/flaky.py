@@ -63,6 +63,26 @@ def failures(junit: Path) -> list[tuple[str, str]]:
     return out
 
 
+def console_block(log: Path, name: str) -> str:
+    """The failure's block of pytest's console output: between the "____ test ____" line of
+    `name` and the next such line. It holds the report sections JUnit leaves out (the app
+    server's log and thread stacks, the page's state: tests/e2e/conftest.py)."""
+    if not log.exists():
+        return ""
+    test = name.split("::")[-1]
+    lines = log.read_text(errors="replace").splitlines()
+    start = next(
+        (i for i, ln in enumerate(lines) if f" {test} " in ln and ln.startswith("_")), None
+    )
+    if start is None:
+        return ""
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("____", "====="))),
+        len(lines),
+    )
+    return "\n".join(lines[start:end])
+
+
 def run_once(n: int, paths: list[str], out: Path, load: bool) -> list[tuple[str, str]]:
     """One fresh clone, the suite (or `paths`) run in it; its failures."""
     clone = Path(tempfile.mkdtemp(prefix=f"flaky-{n}-"))
@@ -100,7 +120,9 @@ def run_once(n: int, paths: list[str], out: Path, load: bool) -> list[tuple[str,
                 ).returncode
             print(f"run {n} {phase}: exit {rc} in {time.monotonic() - started:.0f} s", flush=True)
             if rc not in (0, 5):
-                found += failures(junit)
+                found += [
+                    (name, text + "\n" + console_block(log, name)) for name, text in failures(junit)
+                ]
     finally:
         if spinner is not None:
             spinner.terminate()

@@ -9,6 +9,10 @@ the tests instead of skipping them, so CI cannot pass without having driven a re
 
 from __future__ import annotations
 
+import re
+import tempfile
+from pathlib import Path
+
 import pytest
 
 import harness
@@ -47,10 +51,32 @@ def pytest_runtest_makereport(item, call):
     """A failed test that used the shared server reports the end of that server's log, and
     what every thread of the server is doing as the test fails."""
     report = yield
-    running = item.funcargs.get("server") if hasattr(item, "funcargs") else None
+    funcargs = getattr(item, "funcargs", {})
+    if report.failed and report.when == "call":
+        for n, page in enumerate(_pages(funcargs.values())):
+            shot = Path(tempfile.gettempdir()) / "e2e-failures" / f"{_safe(item.nodeid)}-{n}.png"
+            shot.parent.mkdir(exist_ok=True)
+            report.sections.append((f"page {n} at failure", harness.page_state(page, shot)))
+    running = funcargs.get("server")
     if report.failed and running is not None and running.process.poll() is None:
         log = running.log()
         report.sections.append((f"app server log (last {SERVER_LOG_TAIL} characters)",
                                 log[-SERVER_LOG_TAIL:]))  # fmt: skip
         report.sections.append(("app server threads", running.stacks()[:SERVER_STACKS]))
     return report
+
+
+def _pages(values) -> list:
+    """The Playwright pages among a test's fixtures, also inside a (page, watch) pair."""
+    from playwright.sync_api import Page
+
+    found = []
+    for value in values:
+        for part in value if isinstance(value, tuple) else (value,):
+            if isinstance(part, Page):
+                found.append(part)
+    return found
+
+
+def _safe(nodeid: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", nodeid)[-120:]

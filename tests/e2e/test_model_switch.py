@@ -1,0 +1,69 @@
+"""Every control shows what its figure draws across model switches (issue 66, item 1): the
+Attention kind chosen on the translator, a switch to a model without it and back left the box
+on "encoder self-attention" while the figure and the URL showed decoder masked self-attention,
+and choosing "encoder self-attention" then changed nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+import harness
+from harness import ACTIVE_PANEL, EXCEPTION
+from viz.style import KIND_LABELS
+
+pytestmark = pytest.mark.browser
+
+
+def _choose(page, box_text: str, option: str, where: str = ACTIVE_PANEL) -> None:
+    page.locator(where).locator('[data-testid="stSelectbox"]').filter(
+        has_text=box_text
+    ).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def _title_kind(page) -> str:
+    title = harness.figure_title(page)
+    return next(kind for kind, label in KIND_LABELS.items() if title.startswith(label))
+
+
+def _url_kind(page) -> str:
+    from urllib.parse import parse_qs, urlparse
+
+    return parse_qs(urlparse(page.url).query).get("kind", ["encoder_self"])[0]
+
+
+def _kind_box(page) -> str:
+    box = page.locator(ACTIVE_PANEL).locator('[data-testid="stSelectbox"]')
+    box = box.filter(has_text="Attention kind").first
+    return box.inner_text() + " " + box.locator("input").first.input_value()
+
+
+@pytest.mark.parametrize("other", ["minilm-l6", "smollm2-135m", "paper-untrained"])
+def test_the_kind_box_and_its_figure_agree_after_a_round_trip_to_another_model(
+    server, browser, other
+):
+    from runtime.registry import MODELS
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page, watch = harness.watched_page(context)
+    page.goto(server.url + "/")  # the first page, as a newcomer opens it
+    harness.wait_for_title(page, "encoder self-attention")
+    _choose(page, "Attention kind", KIND_LABELS["cross"])
+    harness.wait_for_title(page, "cross")
+    harness.wait_idle(page)
+    for name in (other, "en-de"):
+        _choose(page, "Model", MODELS[name].label, where='[data-testid="stSidebar"]')
+        harness.wait_idle(page)
+        harness.wait_drawn(page)
+    # the box names the kind its figure draws and its link holds, whichever that is
+    drawn = _title_kind(page)
+    assert KIND_LABELS[drawn] in _kind_box(page), (_kind_box(page), drawn)
+    assert _url_kind(page) == drawn
+    # and choosing another kind in the box draws it
+    for kind in ("decoder_self", "encoder_self"):
+        _choose(page, "Attention kind", KIND_LABELS[kind])
+        harness.wait_for_title(page, KIND_LABELS[kind])
+        assert KIND_LABELS[kind] in _kind_box(page) and _url_kind(page) == kind
+    assert page.locator(EXCEPTION).count() == 0
+    assert watch.problems() == []
+    context.close()
