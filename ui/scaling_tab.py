@@ -43,6 +43,17 @@ def _softmax_table(n_keys: int, trials: int, seed: int):
     return scaling.softmax_table(scaling.DK_GRID, n_keys, trials, seed)
 
 
+# Issue 66, item 6: on the trained translator "no scaling" writes the same German (cosine 0.98),
+# which reads as "the scale does not matter" unless the page says what it is for.
+SCALE_IS_FOR_TRAINING = (
+    "Why the output hardly changes: 1/√d_k is not there to change what a trained model writes. "
+    "It is there for training. Before training, q·k has variance d_k (footnote 4, below), so "
+    "unscaled logits push the softmax into saturation: nearly one-hot rows, whose gradients "
+    "(diag(p) − ppᵀ) are close to zero, and the model learns slowly or not at all. A model "
+    "trained with the scale has also learned weights that expect it."
+)
+
+
 def render(ctx: state.ViewContext) -> None:
     if not ctx.presentation:  # on a lecture screen the figure needs the height
         st.markdown("Scaled dot-product attention (Section 3.2.1, Equation 1):")
@@ -174,6 +185,7 @@ def _live_section(ctx: state.ViewContext) -> None:
     )
     st.markdown("**The model's output** under each scale, compared with the paper's scale:")
     tables.table(scaling.output_change(runs, next(iter(runs))).round(4), ctx.presentation)
+    st.info(SCALE_IS_FOR_TRAINING)
     if trace.prompt_length:
         st.caption(
             "Cosines and norms compare the last layer's vectors over the prompt, the tokens every "

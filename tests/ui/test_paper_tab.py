@@ -307,3 +307,12 @@ def test_figures_3_to_5_run_on_the_first_model_that_learned_from_real_text(monke
     assert any(
         "Encoder self-attention of Test encoder from real text" in c.value for c in at.caption
     )
+
+
+def test_the_scaling_lab_says_the_scale_is_for_training():
+    """Issue 66, item 6: on the trained translator "no scaling" writes the same German, and the
+    page read as if the scale did not matter. The lab says what it is for, beside the output."""
+    at = page(model="en-de", tab="Scaling 1/√d_k")
+    assert not at.exception
+    notes = [i.value for i in at.info if "is there for training" in i.value]
+    assert len(notes) == 1 and "saturation" in notes[0]
