@@ -32,7 +32,7 @@ import time
 import tomllib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -46,9 +46,10 @@ from tqdm import tqdm
 
 from corpus.generator import generate
 from corpus.grammar import join_tokens
+from corpus.natural import pairs as natural_pairs
 
 from .subword import SubwordTokenizer, piece_alignment
-from .tokenization import BOS_ID, EOS_ID, PAD_ID
+from .tokenization import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from .transformer import (
     DEFAULT_SETTINGS,
     EncoderDecoder,
@@ -101,10 +102,13 @@ class Recipe:
     # class, corpus/lesson.py); the held-out sets and their figures stay v2's
     corpus: str = "v2"
     # replay: pairs of another version mixed in, from a seed of their own (v2.1 draws v2's kinds
-    # for a fifth of its pairs only; a fine-tune on it alone forgot some of v2, README)
+    # for a fifth of its pairs only; a fine-tune on it alone forgot some of v2, docs/translator.md)
     replay_size: int = 0
     replay_seed: int = 6
     replay_corpus: str = "v2"
+    # the natural pairs written by hand (corpus/natural.py), each this many times: ~10,000
+    # pairs beside hundreds of thousands of the grammar's would hardly be seen once
+    natural_repeat: int = 0
     test_seed: int = 2
     vocab_size: int = 8000
     # the model (Table 3's names)
@@ -257,6 +261,14 @@ def recipe_texts(recipe: Recipe, workers: int, cache: Path | None) -> list[Any]:
     texts: list[Any] = make(recipe.train_size, recipe.data_seed, workers, cache, recipe.corpus)
     if recipe.replay_size:
         texts += make(recipe.replay_size, recipe.replay_seed, workers, cache, recipe.replay_corpus)
+    if recipe.natural_repeat:
+        # a natural pair has no gold alignment: one "word" a side, linked to nothing, so the
+        # supervised head learns nothing from it and the translation loss reads it whole
+        natural = natural_pairs()
+        if recipe.align_head is not None:
+            texts += [([en], [de], [[]]) for en, de in natural] * recipe.natural_repeat
+        else:
+            texts += list(natural) * recipe.natural_repeat
     return texts
 
 
@@ -307,6 +319,18 @@ def encode_aligned(
         pairs.append((src, [BOS_ID, *tgt, EOS_ID]))
         alignments.append(piece_alignment(src_words, tgt_words, alignment))
     return pairs, alignments
+
+
+def without_unknown(
+    pairs: list[EncodedPair], alignments: list[list[tuple[int, ...]]]
+) -> tuple[list[EncodedPair], list[list[tuple[int, ...]]]]:
+    """The pairs (and their alignments, if any) without a piece the vocabulary lacks: a pair with
+    <unk> teaches the model to write it. The grammar's pairs have none (the vocabulary was
+    learned from them); a natural pair may ("um 7:30 Uhr": the 8,000 pieces have no colon)."""
+    keep = [i for i, (src, tgt) in enumerate(pairs) if UNK_ID not in src and UNK_ID not in tgt]
+    if len(keep) < len(pairs):
+        print(f"{len(pairs) - len(keep)} pairs left out: a character the vocabulary lacks")
+    return [pairs[i] for i in keep], [alignments[i] for i in keep] if alignments else []
 
 
 def alignment_targets(
@@ -578,7 +602,8 @@ def load_checkpoint(
 # before its first step, and the old model went on to be evaluated as the new one. Threads,
 # device, budget and checkpoint cadence may change between the sessions of one run.
 RUN_FIELDS = (
-    "name corpus train_size data_seed replay_size replay_seed replay_corpus vocab_size N h "
+    "name corpus train_size data_seed replay_size replay_seed replay_corpus natural_repeat "
+    "vocab_size N h "
     "d_model d_ff norm_first embedding_init seed batch_tokens warmup smoothing init_from "
     "reinit align_head align_weight"
 ).split()
@@ -601,10 +626,12 @@ def check_same_run(recipe: Recipe, checkpoint_dir: Path) -> None:
         print(f"{checkpoint_dir} records no recipe; resuming it as this recipe's", flush=True)
         return
     wanted = run_identity(recipe)
+    # a field added since the checkpoint was made (natural_repeat) reads as its default there
+    defaults = {f.name: f.default for f in fields(Recipe)}
     differ = [
-        f"{k}: {made.get(k)!r} there, {wanted[k]!r} here"
+        f"{k}: {made.get(k, defaults[k])!r} there, {wanted[k]!r} here"
         for k in wanted
-        if made.get(k) != wanted[k]
+        if made.get(k, defaults[k]) != wanted[k]
     ]
     if differ:
         raise ValueError(
@@ -695,6 +722,7 @@ def train(
         pairs, alignments = encode_aligned(aligned, tokenizer)
     else:
         pairs = encode_pairs(texts, tokenizer)
+    pairs, alignments = without_unknown(pairs, alignments)
     padder = Padder(pairs)
     align_padder = AlignmentPadder(alignments)
     lengths = ([len(s) for s, _ in pairs], [len(t) for _, t in pairs])

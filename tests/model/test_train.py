@@ -22,6 +22,7 @@ from model.train import (
     Phase,
     Recipe,
     collate,
+    encode_aligned,
     native_bf16,
     plan_budget,
     rate,
@@ -532,3 +533,46 @@ def test_a_replaying_recipe_trains_on_its_corpus_and_the_replayed_one():
     v2 = load_version("v2")
     assert all(translate(en, v2) is not None for en, _ in texts[40:])
     assert recipe_texts(replace(small, replay_size=0), workers=1, cache=None) == texts[:40]
+
+
+def test_natural_pairs_join_the_grammar_s_each_as_often_as_the_recipe_says():
+    """corpus/natural.py's hand-written pairs, `natural_repeat` times; under alignment
+    supervision as one word a side linked to nothing, so the supervised head's target rows for
+    them are all zero and only the translation loss reads them."""
+    from corpus.natural import pairs as natural
+
+    small = Recipe(name="n", train_size=20, natural_repeat=2, phases=(Phase(1, 1.0),))
+    texts = recipe_texts(small, workers=1, cache=None)
+    hand = list(natural())
+    assert len(hand) >= 1000 and texts[20:] == hand + hand
+    aligned = recipe_texts(replace(small, align_head=(5, 1)), workers=1, cache=None)
+    assert aligned[20:22] == [([en], [de], [[]]) for en, de in hand[:2]]
+    tokenizer = SubwordTokenizer.train([t for pair in texts for t in pair], 400)
+    _, alignments = encode_aligned(aligned[20:21], tokenizer)
+    assert alignments[0] and all(links == () for links in alignments[0])
+    gpu = Recipe.read(ROOT / "configs" / "en-de-v2.1-natural-gpu.toml")  # the next GPU run's
+    assert gpu.natural_repeat == 10 and gpu.align_head == (5, 1) and gpu.device == "cuda"
+
+
+def test_a_checkpoint_made_before_natural_pairs_is_the_same_run(runs, tmp_path):
+    """progress.json of a run made before `natural_repeat` existed has no such key: it reads as
+    the field's default (0), not as another run."""
+    tmp, _, _, _ = runs
+    old = shutil.copytree(tmp / "whole", tmp_path / "old")  # the shared run stays as it is
+    record = json.loads((old / "progress.json").read_text())
+    record["run"].pop("natural_repeat")
+    (old / "progress.json").write_text(json.dumps(record))
+    training.check_same_run(TINY, old)
+    with pytest.raises(ValueError, match="natural_repeat: 0 there, 3 here"):
+        training.check_same_run(replace(TINY, natural_repeat=3), old)
+
+
+def test_pairs_with_a_character_the_vocabulary_lacks_are_left_out():
+    """ "Um 7:30 Uhr": the shipped 8,000 pieces have no colon, and a pair read with <unk> would
+    teach the model to write it."""
+    tokenizer = SubwordTokenizer.train(["Wir essen um 7 Uhr.", "We eat at 7."], 300)
+    texts = [("We eat at 7.", "Wir essen um 7 Uhr."), ("We eat at 7:30.", "Wir essen um 7:30 Uhr.")]
+    pairs = training.encode_pairs(texts, tokenizer)
+    kept, alignments = training.without_unknown(pairs, [[(0,)], [(1,)]])
+    assert kept == pairs[:1] and alignments == [[(0,)]]
+    assert training.without_unknown(pairs, []) == (pairs[:1], [])
