@@ -182,10 +182,11 @@ def verb_and_preposition_senses(sentence: Sentence, lex: Lexicon) -> Sentence:
     def clause(c: Clause | None, head: NP | None = None) -> Clause | None:
         if c is None:
             return None
+        whose = stands_for(c.iobj) or (head if c.gap == "subject" else stands_for(c.subject))
         c = replace(
             c,
-            subject=noun_phrase(c.subject),
-            obj=noun_phrase(c.obj),
+            subject=_noun_sense(lex, noun_phrase(c.subject), verb=c.verb),
+            obj=_noun_sense(lex, noun_phrase(c.obj), whose=whose),
             iobj=noun_phrase(c.iobj),
             there=noun_phrase(c.there),
             pp=preposition(c.pp, amount=_amount(lex, c.obj)),
@@ -214,7 +215,7 @@ def verb_and_preposition_senses(sentence: Sentence, lex: Lexicon) -> Sentence:
         if pp is None:
             return None
         key = pp.prep if pp.prep == "of" and not amount else _preposition_sense(lex, pp.prep, pp.np)
-        return PP(key, noun_phrase(pp.np))  # type: ignore[arg-type]
+        return PP(key, _noun_sense(lex, noun_phrase(pp.np), prep=pp.prep))  # type: ignore[arg-type]
 
     return replace(
         sentence,
@@ -242,8 +243,44 @@ def _verb_sense(lex: Lexicon, key: str, subject: NP | None, obj: NP | None) -> s
 
 
 def _preposition_sense(lex: Lexicon, key: str, np: NP) -> str:
-    """The first sense of the preposition that fits its noun where the first sense does not."""
+    """The first sense of the preposition that fits its noun where the first sense does not,
+    or that names a class of its noun that only chooses senses (lexicon.SENSE_CLASSES: "to the
+    cinema" = "ins Kino", a venue, though "to" fits any building)."""
     classes = np_classes(lex, np)
+    senses = lex.senses_of_preposition(key)
+    marked = classes & lx.SENSE_CLASSES
+    chosen = next((p.key for p in senses if p.classes & marked), None)
+    if chosen is not None:
+        return chosen
     if not classes or lex.preposition(key).classes & classes:
         return key
-    return next((p.key for p in lex.senses_of_preposition(key) if p.classes & classes), key)
+    return next((p.key for p in senses if p.classes & classes), key)
+
+
+# what a noun sense of mass 1 is said with: one of it, never "a lesson", "two lessons"
+_ONE_OF_IT = frozenset({"the", "this", "poss", "bare"})
+
+
+def _noun_sense(
+    lex: Lexicon,
+    np: NP | None,
+    whose: NP | None = None,
+    verb: str | None = None,
+    prep: str | None = None,
+) -> NP | None:
+    """The noun's second sense (noun_senses_v2_1.tsv) where its sentence says so: an object
+    for one of the sense's `whose` classes ("The duck is looking for food" = "sucht Futter"), a
+    subject of one of its verbs ("the lesson starts" = "der Unterricht fängt an"), after one of
+    its prepositions ("during the lesson" = "während des Unterrichts")."""
+    if np is None or np.noun is None or np.coord or not lex.noun_senses:
+        return np
+    for sense in lex.senses_of_noun(np.noun):
+        if sense.noun.mass and (np.plural or np.det not in _ONE_OF_IT):
+            continue
+        if (
+            (whose is not None and bool(sense.whose & np_classes(lex, whose)))
+            or (verb is not None and verb in sense.verbs)
+            or (prep is not None and prep in sense.preps)
+        ):
+            return replace(np, noun=sense.noun.key)
+    return np

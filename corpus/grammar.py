@@ -775,6 +775,27 @@ def _to_a_goal(lex: Lexicon, c: Clause, v: lx.Verb | None) -> bool:
     return " ".join(lex.preposition(c.pp.prep).en) not in ("in", "on", "at")
 
 
+def _goes_to(lex: Lexicon, v: lx.Verb | None) -> bool:
+    """v2.1: does a place adverb say where the verb goes ("went outside" = "ging nach
+    draußen")? For go and a verb of motion that is not also one of moving about (come, put):
+    "swims there", "runs outside" stay where it happens."""
+    return (
+        lex.version != "v2"
+        and v is not None
+        and v.motion
+        and (v.en == "go" or v.en not in lx.MOVING_ABOUT)
+    )
+
+
+def _on_foot(lex: Lexicon, c: Clause, v: lx.Verb | None) -> bool:
+    """v2.1: is the clause's verb gehen on foot to somewhere (lexicon.ON_FOOT)? "I walk to
+    work" = "Ich gehe zu Fuß zur Arbeit", where "geht zur Arbeit" may be by bus."""
+    if lex.version == "v2" or v is None or v.key not in lx.ON_FOOT:
+        return False
+    goal = c.place is not None and lex.adverb(c.place).kind == "goal"
+    return goal or (c.pp is not None and lex.preposition(c.pp.prep).en == ("to",))
+
+
 def _since(lex: Lexicon, c: Clause, adv: lx.Adverb, idiom: str | None) -> bool:
     """v2.1: a present perfect with how long it has lasted, which German says in the present
     with seit; negated it stays perfect ("hat ihn seit zwei Jahren nicht gesehen" is v2.1's
@@ -821,6 +842,29 @@ def _free_pp(lex: Lexicon, c: Clause, v: lx.Verb | None) -> bool:
         and v.frame in ("acc", "dat", "dat_acc")
         and (c.obj is not None or c.iobj is not None)
     )
+
+
+def _bare_object(lex: Lexicon, c: Clause, v: lx.Verb | None) -> NP | None:
+    """v2.1: the object of a verb that takes only classes said without an article in German
+    (lexicon.BARE_OBJECT_CLASSES), as the German says it: "plays the guitar" = "spielt
+    Gitarre" (under negation "spielt keine Gitarre"), where "my guitar", "the old guitar", "the
+    guitars" keep theirs. None where nothing changes."""
+    obj = c.obj
+    if (
+        lex.version == "v2"
+        or v is None
+        or not v.obj
+        or not v.obj <= lx.BARE_OBJECT_CLASSES
+        or obj is None
+        or obj.noun is None
+        or obj.det != "the"
+        or obj.plural
+        or obj.adjective
+        or obj.relative is not None
+        or obj.owner is not None  # "Anna's guitar" keeps its det "the" (Annas Gitarre)
+    ):
+        return None
+    return replace(obj, det="bare")
 
 
 def _kein_target(c: Clause, frame: str) -> NP | None:
@@ -886,6 +930,9 @@ def _clause(
             de_tense = "perfect"
 
     adv = lex.adverb(c.adverb) if c.adverb else None
+    if adv is not None and _goes_to(lex, v) and c.adverb in lx.GOAL_OF_PLACE:
+        adv = replace(adv, de=lx.GOAL_OF_PLACE[c.adverb])  # v2.1: "went outside" = "nach draußen"
+        b.tags.add("goal_adverb")
     please = b.en("please") if c.please else []
     wh = b.en(c.wh) if c.wh else []
     adv_ids = b.en(*adv.en) if adv else []
@@ -906,6 +953,9 @@ def _clause(
         vg.prefix = (v.prefix, links) if v and v.prefix else None
         adv = replace(adv, de=("seit", *_dative_duration(adv.de)))
         b.tags.add("duration_since")
+    bare = _bare_object(lex, c, v)
+    if bare is not None:  # v2.1: "plays the guitar" = "spielt Gitarre"
+        c = replace(c, obj=bare)
     target = _kein_target(c, frame)
     iobj = _np(b, c.iobj, "dat") if c.iobj else None
     particle = (
@@ -924,8 +974,14 @@ def _clause(
             b.tags.add("prepositional_object")
         else:
             case = "dat" if frame in ("dat", "that") else "acc"  # v2.1: "told me that"
+            the = b.en("the") if bare is not None else []
             obj = _np(b, c.obj, case, kein=vg.neg if c.obj is target else None)
             b.tags.add("dative_object" if case == "dat" else "accusative")
+            if the:  # "the guitar" = "Gitarre": the noun says both English words
+                word, links = obj.de[-1]
+                obj.en = the + obj.en
+                obj.de[-1] = (word, tuple(sorted({*links, *the})))
+                b.tags.add("object_without_article")
     if frame == "dat_acc":
         b.tags.add("ditransitive")
     to_ids: list[int] = []
@@ -1018,6 +1074,9 @@ def _clause(
     manner = manner and lex.version != "v2"
     if manner:
         middle.append((" ".join(adv.de), tuple(adv_ids)))  # type: ignore[union-attr]
+    if _on_foot(lex, c, v):  # v2.1: "walk to work" = "zu Fuß zur Arbeit gehen"
+        middle.append(("zu Fuß", tuple(vg.right[0][1] if vg.right else vg.finite[1])))
+        b.tags.add("on_foot")
     if obj and frame == "prep" and not obj_wh:
         middle += obj.de
     if comp and not late:

@@ -23,7 +23,10 @@ CLASSES = frozenset(
 # Corpus v2.1: classes that only choose a preposition's sense (noun_classes_v2_1.tsv: at the
 # station = am Bahnhof, at the party = auf der Party); no sentence is drawn by them, so that v2.1's
 # draws stay those of the classes above.
-SENSE_CLASSES = frozenset({"site", "gathering"})
+SENSE_CLASSES = frozenset({"site", "gathering", "venue", "instrument"})
+# v2.1: the object of a verb (sense) that takes only these classes is said without its article in
+# German: "plays the guitar" = "spielt Gitarre" (grammar._clause; play_instrument)
+BARE_OBJECT_CLASSES = frozenset({"instrument"})
 ANIMATE = frozenset({"person", "animal"})
 
 
@@ -58,6 +61,11 @@ class Noun:
     sex: str  # m | f | "" (the English word gives the sex: man, mother)
     classes: frozenset[str]
     mass: bool
+    key: str = ""  # v2.1: a second sense's name (food_animal = Futter); v2 entries: their en
+
+    @property
+    def name(self) -> str:
+        return self.key or self.en
 
     @property
     def de_dative_plural(self) -> str:
@@ -156,6 +164,20 @@ class Grades:
     de_superlative: str  # stem: der größte, am größten
 
 
+@dataclass(frozen=True)
+class NounSense:
+    """v2.1: a second sense of a noun (noun_senses_v2_1.tsv), taken where its sentence says so:
+    for an object, the one it is for is of `whose` classes (the dog's food = Futter); for a
+    subject, its verb is one of `verbs` (the lesson starts = der Unterricht); after one of
+    `preps` (during the lesson = während des Unterrichts)."""
+
+    sense_of: str
+    noun: Noun
+    whose: frozenset[str]
+    verbs: frozenset[str]
+    preps: frozenset[str]
+
+
 @dataclass(frozen=True, eq=False)  # hashed by identity: loaded once, a key of caches
 class Lexicon:
     nouns: tuple[Noun, ...]
@@ -175,10 +197,11 @@ class Lexicon:
     # on their own, so they are not among `verbs` and `prepositions`
     verb_senses: tuple[tuple[str, Verb], ...] = ()  # (the first sense's key, the sense)
     preposition_senses: tuple[Preposition, ...] = ()
+    noun_senses: tuple[NounSense, ...] = ()  # v2.1: food_animal = Futter, lesson_class
 
     def __post_init__(self) -> None:
         index = {
-            "noun": {n.en: n for n in self.nouns},
+            "noun": {n.en: n for n in self.nouns} | {s.noun.key: s.noun for s in self.noun_senses},
             "verb": {v.key: v for v in (*self.verbs, *(v for _, v in self.verb_senses))},
             "adjective": {a.name: a for a in self.adjectives},
             "adverb": {" ".join(a.en): a for a in self.adverbs},
@@ -211,6 +234,10 @@ class Lexicon:
     def senses_of_verb(self, key: str) -> list[Verb]:
         """v2.1: the second senses of a verb, in the order of verb_senses_v2_1.tsv."""
         return [v for first, v in self.verb_senses if first == key]
+
+    def senses_of_noun(self, en: str) -> list[NounSense]:
+        """v2.1: the second senses of a noun, in the order of noun_senses_v2_1.tsv."""
+        return [s for s in self.noun_senses if s.sense_of == en]
 
     def senses_of_preposition(self, key: str) -> list[Preposition]:
         """v2.1: the second senses of a preposition, in the order of prepositions_v2_1.tsv."""
@@ -383,6 +410,26 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
     reclassed = tuple(
         replace(n, classes=n.classes | more.get(n.en, frozenset())) for n in base.nouns
     )
+    first = {n.en: n for n in reclassed}
+    noun_senses = tuple(
+        NounSense(
+            r["sense_of"],
+            replace(
+                first[r["sense_of"]],
+                key=r["key"],
+                de=r["de"],
+                gender=r["gender"],
+                de_plural=r["de_plural"] or r["de"],
+                de_oblique=r["de_oblique"] or r["de"],
+                de_genitive=r["de_genitive"] or r["de"],
+                mass=r["mass"] == "1",
+            ),
+            _classes(r["whose"]),
+            frozenset(r["verbs"].split()),
+            frozenset(r["preps"].split()),
+        )
+        for r in read_rows("noun_senses_v2_1.tsv", data_dir)
+    )
     return replace(
         base,
         nouns=reclassed + nouns,
@@ -402,6 +449,7 @@ def load_version(version: str = "v2", data_dir: Path = DATA_DIR) -> Lexicon:
             (r["sense_of"], _verb(r)) for r in read_rows("verb_senses_v2_1.tsv", data_dir)
         ),
         preposition_senses=_prepositions("prepositions_v2_1.tsv", data_dir),
+        noun_senses=noun_senses,
     )
 
 
@@ -628,6 +676,21 @@ HEISSEN = {
 # Corpus v2.1: verbs of motion whose "in", "on", "at" + a place say where one moves about, not
 # where to (swims on the lake = schwimmt auf dem See); "put", "throw", "fall" on the table go there.
 MOVING_ABOUT = frozenset("go walk run drive travel ride fly swim hike".split())
+
+# Corpus v2.1: a place adverb after a verb that goes somewhere says where to (grammar._clause):
+# "wants to go outside" = "will nach draußen gehen", "came here" = "kam hierher".
+GOAL_OF_PLACE = {
+    "here": ("hierher",),
+    "there": ("dorthin",),
+    "outside": ("nach", "draußen"),
+    "inside": ("nach", "drinnen"),
+    "upstairs": ("nach", "oben"),
+    "downstairs": ("nach", "unten"),
+}
+
+# Corpus v2.1: verbs that are gehen on foot, said "zu Fuß" where they go somewhere (a goal, or
+# "to"): "I walk to work" = "Ich gehe zu Fuß zur Arbeit"; "walks in the park" = "geht im Park".
+ON_FOOT = frozenset({"walk"})
 
 # Corpus v2.1: verbs of frame acc whose "to" + person is a German dative, as for the dat_acc
 # verbs ("writes a letter to her father" = "schreibt ihrem Vater einen Brief").

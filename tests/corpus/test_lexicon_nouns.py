@@ -112,6 +112,8 @@ MIN_PER_CLASS = {
     "game": 5,  # v2.1 only: a game one plays (Fußball spielen)
     "site": 5,  # v2.1 only: a building one is at, not in (am Bahnhof)
     "gathering": 5,  # v2.1 only: an occasion one is at (auf der Party)
+    "venue": 5,  # v2.1 only: a building one goes into for what happens there (ins Kino)
+    "instrument": 3,  # v2.1 only: an instrument one plays, no article (Gitarre spielen)
 }
 
 
@@ -256,7 +258,7 @@ def german_problems(r: dict[str, str]) -> list[str]:
 
 def test_readme_parses():
     # guards the parsers: a reworded README must not make the class checks vacuous
-    assert len(readme_classes()) == 26  # v2.1 added site and gathering (at = an, auf)
+    assert len(readme_classes()) == 28  # v2.1: site, gathering (at = an, auf), venue, instrument
     assert {"person", "animal", "food", "drink", "furniture", "nature"} <= readme_classes()
     assert list(readme_header("nouns.tsv")) == HEADER
 
@@ -556,3 +558,29 @@ def test_v2_1_noun_classes_name_nouns_of_v2_and_readme_classes():
     v2, v2_1 = lx.load_version("v2"), lx.load_version("v2.1")
     assert "fact" in v2_1.noun("answer").classes
     assert all("fact" not in n.classes for n in v2.nouns)
+
+
+def test_v2_1_noun_senses_against_german_nouns():
+    """noun_senses_v2_1.tsv (food of animals = Futter, the lesson as class time = Unterricht):
+    second senses of nouns of nouns.tsv, their gender and genitive as german-nouns has them."""
+    header, data = table(DATA / "noun_senses_v2_1.tsv")
+    assert header[:7] == [
+        "sense_of",
+        "key",
+        "de",
+        "gender",
+        "de_plural",
+        "de_oblique",
+        "de_genitive",
+    ]
+    senses = [dict(zip(header, cells, strict=True)) for cells in data]
+    assert senses, "no rows"
+    problems = [r["key"] for r in senses if r["sense_of"] not in by_en()]
+    for r in senses:
+        found = readings(r["de"])
+        if not any(
+            x["gender"] == r["gender"] and (r["de_genitive"] or r["de"]) in x["genitive"]
+            for x in found
+        ):
+            problems.append(f"{r['key']}: {r['de']} {r['gender']} {r['de_genitive']}: {found}")
+    assert not problems, problems

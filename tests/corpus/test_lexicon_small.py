@@ -87,7 +87,7 @@ def test_header_matches_readme(name):
 def test_readme_parses():
     # guards the parsers above: a README reworded beyond recognition must not make tests vacuous
     assert {"person", "animal", "place", "nature", "food", "drink", "time"} <= readme_classes()
-    assert len(readme_classes()) == 26  # v2.1 added site and gathering (at = an, auf)
+    assert len(readme_classes()) == 28  # v2.1: site, gathering (at = an, auf), venue, instrument
     assert {"in", "in front of", "towards", "because of"} <= set(readme_inventory())
     assert len(readme_inventory()) == len(set(readme_inventory())) >= 40
 
