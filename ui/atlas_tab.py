@@ -27,7 +27,7 @@ from viz.atlas import (
 )
 from viz.stats import STATISTICS, statistic_grid
 
-from . import controls, state
+from . import controls, state, url
 from .paper_tab import ATTENTION_TAB
 from .url import UrlKey, counted
 
@@ -237,11 +237,14 @@ def _open_sentence(corpus, kind: str, layer: int, head: int) -> None:
     if origin is None:
         return
     sentence_index = origin[0]
-    st.session_state["text"] = corpus.sentences[sentence_index].text
-    st.session_state["tab"] = ATTENTION_TAB
-    st.session_state["view"] = "heatmap"
-    st.session_state["kind"] = kind
-    st.session_state["layer"], st.session_state["head"] = layer, head
+    url.switch(
+        text=corpus.sentences[sentence_index].text,
+        tab=ATTENTION_TAB,
+        view="heatmap",
+        kind=kind,
+        layer=layer,
+        head=head,
+    )
 
 
 def _matrix(ctx: state.ViewContext, corpus) -> None:

@@ -29,7 +29,7 @@ from viz.find_head import MaskedKeyError, rank_heads, ranking_grid
 from viz.links import MAX_LINES, MAX_TOKENS, MIN_WEIGHT, links_figure, select_links
 from viz.style import fit_title
 
-from . import controls, state
+from . import controls, state, url
 from .controls import HEAD_MEAN
 from .text import escape_markdown
 from .url import UrlKey, counted_list, parse_bool
@@ -286,7 +286,7 @@ def _draw_heatmap(ctx: state.ViewContext) -> None:
 
 
 def _focus_row(kind: str, row: int) -> None:
-    st.session_state.update(view="links", kind=kind, focus=f"q{row}")
+    url.switch(view="links", kind=kind, focus=f"q{row}")
 
 
 def _coreference_note(ctx: state.ViewContext, kind: str, reference, marks) -> None:
@@ -311,7 +311,7 @@ def _coreference_note(ctx: state.ViewContext, kind: str, reference, marks) -> No
 
 def _open_head(kind: str, layer: int, head: int) -> None:
     """Show one head in the Head heatmap view (a callback: the rerun that follows draws it)."""
-    st.session_state.update(view="heatmap", kind=kind, layer=layer, head=head)
+    url.switch(view="heatmap", kind=kind, layer=layer, head=head)
 
 
 def _open_clicked(chart_key: str, kind: str) -> None:

@@ -20,7 +20,7 @@ from viz.metrics import (
     typed_sentences_table,
 )
 
-from . import state, tables
+from . import state, tables, url
 from .url import UrlKey
 
 VOCAB_SEARCH = UrlKey("vocab_search")  # a shared link reopens the same search
@@ -79,9 +79,7 @@ HEAD_TABLES = (
 
 def open_head(kind: str, layer: int, head: int) -> None:
     """Show this head (1-based numbers, as the tables print them) in the Attention tab."""
-    st.session_state.update(
-        tab="Attention", view="heatmap", kind=kind, layer=layer - 1, head=head - 1
-    )
+    url.switch(tab="Attention", view="heatmap", kind=kind, layer=layer - 1, head=head - 1)
 
 
 def _render_typed(ctx: state.ViewContext, metrics: dict) -> None:

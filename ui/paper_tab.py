@@ -31,7 +31,7 @@ from viz import paper, paper_heads
 from viz.links import MIN_WEIGHT, select_lines, two_column_figure
 from viz.style import FULL_PAGE_TITLE_CHARS, KIND_LABELS, fit_title, safe
 
-from . import controls, state, tables
+from . import controls, state, tables, url
 from .text import escape_markdown
 from .url import UrlKey, counted, counted_list, parse_bool
 
@@ -114,24 +114,20 @@ averages over its own, so each word's weights still add up to 1.""",
 
 def open_view(view: str, kind: str | None = None) -> None:
     """Callback: open this tab on `view` (and `kind`)."""
-    st.session_state["tab"] = TAB_LABEL
-    st.session_state["paper_view"] = view
+    url.switch(tab=TAB_LABEL, paper_view=view)
     if kind is not None:
-        st.session_state["paper_kind"] = kind
+        url.switch(paper_kind=kind)
 
 
 def open_target(target: str) -> None:
     """Callback: open what a block of Figure 1 stands for (see viz.paper.TARGET_LABELS)."""
     view, kind = paper.parse_target(target)
     if view == "attention":
-        st.session_state["tab"] = ATTENTION_TAB
-        st.session_state["view"] = "heatmap"
-        st.session_state["kind"] = kind
+        url.switch(tab=ATTENTION_TAB, view="heatmap", kind=kind)
     elif view == "scaling":
-        st.session_state["tab"] = SCALING_TAB
-        st.session_state["scaling_kind"] = kind
+        url.switch(tab=SCALING_TAB, scaling_kind=kind)
     elif view == "positional":
-        st.session_state["tab"] = POSITIONAL_TAB
+        url.switch(tab=POSITIONAL_TAB)
     else:
         open_view(view, kind)
 

@@ -31,7 +31,7 @@ from .attribution_tab import TAB_LABEL as ATTRIBUTION_TAB
 from .paper_tab import ATTENTION_TAB, POSITIONAL_TAB, SCALING_TAB
 from .paper_tab import TAB_LABEL as PAPER_TAB
 from .text import escape_markdown
-from .url import DECLARED, UrlKey, url_text
+from .url import DECLARED, UrlKey, switch, url_text
 
 SCENE = UrlKey("scene", int, in_url=lambda step: step is not None)  # the lesson step, from 1
 
@@ -189,22 +189,22 @@ def apply_scene(scene: Scene, session: MutableMapping[str, Any]) -> None:
     A scene that sets part of the attention view without naming a tab opens the Attention tab,
     where that view is drawn.
     """
-    session["model"] = scene.model
-    session["text"] = scene.text
+    values: dict[str, Any] = {"model": scene.model, "text": scene.text}
     if scene.tab is not None:
-        session["tab"] = scene.tab
+        values["tab"] = scene.tab
     elif scene.sets_attention_view:
-        session["tab"] = ATTENTION_TAB
+        values["tab"] = ATTENTION_TAB
     if scene.view is not None:
-        session["view"] = scene.view
+        values["view"] = scene.view
     if scene.kind is not None:
-        session["kind"] = scene.kind
+        values["kind"] = scene.kind
     if scene.layer is not None:
-        session["layer"] = scene.layer - 1
+        values["layer"] = scene.layer - 1
     if scene.head is not None:
-        session["head"] = scene.head - 1
+        values["head"] = scene.head - 1
     for name, value in scene.settings:
-        session[name] = _as_in_url(name, value)
+        values[name] = _as_in_url(name, value)
+    switch(session, **values)
 
 
 def _as_in_url(name: str, value: str | int | bool) -> Any:
@@ -223,7 +223,7 @@ def go_to(scenes: list[Scene], step: int | None, session: MutableMapping[str, An
     """Open step `step` (from 1) of the lesson; None or a step outside it changes nothing."""
     if step is None or not 1 <= step <= len(scenes):
         return
-    session["scene"] = step
+    switch(session, scene=step)
     apply_scene(scenes[step - 1], session)
 
 

@@ -18,7 +18,7 @@ view this run did not draw (another tab's, from earlier in the session).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,8 @@ SEEDED_THIS_RUN = "url_keys_this_run"
 FALLBACKS_THIS_RUN = "url_fallbacks_this_run"
 # The values of keys whose widgets a run that stopped early did not draw (see keep_undrawn).
 KEPT = "url_kept_undrawn"
+# The widget values a callback set to move the view (see `switch`), until a run has finished.
+SWITCHED = "url_switched_until_drawn"
 
 
 def parse_bool(raw: str) -> bool:
@@ -155,9 +157,29 @@ def counted_list(name: str) -> UrlKey:
 
 
 def start_run() -> None:
-    """Forget the keys seeded by the last run (call it first thing in the page script)."""
+    """Forget the keys seeded by the last run (call it first thing in the page script), and set
+    again what a callback switched (`switch`) in a run that did not finish."""
     st.session_state[SEEDED_THIS_RUN] = {}
     st.session_state[FALLBACKS_THIS_RUN] = {}
+    for name, value in st.session_state.get(SWITCHED, {}).items():
+        st.session_state[name] = value
+
+
+def switch(session: MutableMapping[str, Any] | None = None, **values: Any) -> None:
+    """Move the view from a callback: set these widgets' values (the open tab, the Attention
+    view, kind, layer, head, ...) so that the browser shows them.
+
+    Streamlit sends a widget a value set from code only in the run that set it. A callback runs
+    at the start of a run; when that run is cut short by the next event (the demo list's popover
+    closing as a scene is chosen) before it drew the widget, the next run drew the widget without
+    the value: the server drew the Compare tab while the browser kept showing an empty Attention
+    tab, and a demo hung (issue 68). So the values are set again at the start of every run
+    (`start_run`) until one finishes (`mirror`)."""
+    session = st.session_state if session is None else session
+    session.update(values)
+    pending = dict(session.get(SWITCHED, {}))
+    pending.update(values)
+    session[SWITCHED] = pending
 
 
 def keep_undrawn() -> None:
@@ -175,7 +197,9 @@ def keep_undrawn() -> None:
 def mirror() -> None:
     """Write the current value of every key seeded in this run that differs from its default
     to the query string, in the order the page seeded them (a new key is added at the URL's
-    end); drop the declared keys this run left at their default or did not draw."""
+    end); drop the declared keys this run left at their default or did not draw. The last call
+    of a run that finished: what callbacks switched has been drawn."""
+    st.session_state[SWITCHED] = {}
     seeded = _seeded_this_run()
     for name in DECLARED:
         if name not in seeded and name in st.query_params:

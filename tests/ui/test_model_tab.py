@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from corpus.hand_checked import pairs
 from runtime.registry import WEIGHTS_DIR
 from ui.model_tab import architecture_table, open_head, vocabulary_table
+from ui.url import SWITCHED
 from viz.metrics import (
     alignment_error_grid,
     metrics_table,
@@ -80,13 +81,18 @@ def test_open_head_sets_the_attention_tabs_view_with_zero_based_widgets(monkeypa
     state: dict = {}
     monkeypatch.setattr("ui.model_tab.st.session_state", state)
     open_head("encoder_self", 5, 3)
-    assert state == {
-        "tab": "Attention",
-        "view": "heatmap",
-        "kind": "encoder_self",
-        "layer": 4,
-        "head": 2,
-    }
+    switched = state.pop(SWITCHED)  # set again until a run has drawn them (url.switch)
+    assert (
+        state
+        == switched
+        == {
+            "tab": "Attention",
+            "view": "heatmap",
+            "kind": "encoder_self",
+            "layer": 4,
+            "head": 2,
+        }
+    )
 
 
 def test_alignment_error_grid_shows_the_values_on_a_fixed_scale():

@@ -23,6 +23,7 @@ from runtime.trace import run
 from tests.linked import linked
 from ui import scenes, state
 from ui.scenes import Scene, SceneError, apply_scene, fit_problems, neighbours, parse_scenes
+from ui.url import SWITCHED
 from viz.atlas import corpus_statistics
 from viz.attribution import aer_table, attention_panels, row_normalised
 from viz.decoding import gold_alignment
@@ -371,19 +372,25 @@ def test_fit_problems_name_what_the_model_lacks():
 def test_layer_and_head_are_written_from_1_and_stored_from_0():
     session = {"layer": 3, "tab": "Model"}
     apply_scene(Scene("t", "en-de", "The cat sat.", view="heatmap", layer=5, head=1), session)
-    assert session == {
-        "model": "en-de",
-        "text": "The cat sat.",
-        "tab": "Attention",  # the view is drawn there
-        "view": "heatmap",
-        "layer": 4,
-        "head": 0,
-    }
+    switched = session.pop(SWITCHED)  # set again until a run has drawn them (url.switch)
+    assert (
+        session
+        == switched
+        == {
+            "model": "en-de",
+            "text": "The cat sat.",
+            "tab": "Attention",  # the view is drawn there
+            "view": "heatmap",
+            "layer": 4,
+            "head": 0,
+        }
+    )
 
 
 def test_a_scene_without_a_view_leaves_the_view_alone():
     session = {"tab": "Model", "layer": 3, "kind": "cross"}
     apply_scene(Scene("t", "minilm-l6", "Hello."), session)
+    assert session.pop(SWITCHED) == {"model": "minilm-l6", "text": "Hello."}
     assert session == {
         "tab": "Model",
         "layer": 3,
