@@ -43,11 +43,17 @@ st.set_page_config(
 url.start_run()
 names = list(MODELS)
 url.MODEL.seed(default_model_name(), valid=lambda v: v in MODELS)
-url.TEXT.seed(state.DEFAULT_TEXT)
+url.TEXT.seed(state.default_text(url.MODEL.current()))
 url.PRESENT.seed(False)
 with st.sidebar:
     st.title("Attention Atlas")
-    name = st.selectbox("Model", names, format_func=lambda n: MODELS[n].label, key=url.MODEL.name)
+    name = st.selectbox(
+        "Model",
+        names,
+        format_func=lambda n: MODELS[n].label,
+        key=url.MODEL.name,
+        on_change=state.follow_model,
+    )
     st.caption(MODELS[name].summary)
     text = st.text_area(
         "Text",

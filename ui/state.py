@@ -45,6 +45,20 @@ class ViewContext:
 
 
 DEFAULT_TEXT = "The small dog sees the old man."  # as people write it
+# A model whose first text is another: the chat model answers a question (issue 66, item 5: it
+# kept the translator's sentence and wrote "He is a small dog." five times).
+DEFAULT_TEXTS = {"smollm2-135m": "What is the capital of France?"}
+
+
+def default_text(name: str) -> str:
+    return DEFAULT_TEXTS.get(name, DEFAULT_TEXT)
+
+
+def follow_model() -> None:
+    """The model box's callback: a text nobody typed (a model's opening text) becomes the new
+    model's opening text; a typed one stays."""
+    if st.session_state.get("text") in {DEFAULT_TEXT, *DEFAULT_TEXTS.values()}:
+        st.session_state["text"] = default_text(st.session_state["model"])
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…")

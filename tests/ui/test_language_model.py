@@ -100,3 +100,20 @@ def test_a_deployments_lower_limit_reaches_the_page(monkeypatch):
     assert any("Output: The capital of" in m.value for m in at.markdown)
     assert not any("Paris" in m.value for m in at.markdown)
     assert any("wrote 3 tokens" in w.value for w in [*at.warning, *at.info, *at.caption])
+
+
+def test_switching_to_the_chat_model_asks_it_a_question_unless_a_text_was_typed():
+    """Issue 66, item 5: the chat model kept the translator's opening sentence and wrote "He is
+    a small dog." five times. An opening text follows the model; a typed one stays."""
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.query_params.update(model="en-de", tab="Model")
+    at.run()
+    assert at.text_area(key="text").value == "The small dog sees the old man."
+    at.selectbox(key="model").set_value("smollm2-135m").run()
+    assert not at.exception
+    assert at.text_area(key="text").value == QUESTION
+    at.selectbox(key="model").set_value("en-de").run()
+    assert at.text_area(key="text").value == "The small dog sees the old man."
+    at.text_area(key="text").set_value("My sister reads a long book.").run()
+    at.selectbox(key="model").set_value("minilm-l6").run()
+    assert at.text_area(key="text").value == "My sister reads a long book."
