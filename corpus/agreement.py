@@ -199,7 +199,10 @@ def verb_and_preposition_senses(sentence: Sentence, lex: Lexicon) -> Sentence:
             return c
         subject = head if c.gap == "subject" else stands_for(c.subject)
         obj = head if c.gap == "object" else stands_for(c.obj)
-        return replace(c, verb=_verb_sense(lex, c.verb, subject, obj))
+        goal = (
+            c.pp.np if c.pp and lex.preposition(c.pp.prep).en[0] in lx.GOAL_PREPOSITIONS else None
+        )
+        return replace(c, verb=_verb_sense(lex, c.verb, subject, obj, goal))
 
     def noun_phrase(np: NP | None) -> NP | None:
         if np is None:
@@ -229,10 +232,19 @@ def _amount(lex: Lexicon, np: NP | None) -> bool:
     return np is not None and np.noun is not None and "object" in lex.noun(np.noun).classes
 
 
-def _verb_sense(lex: Lexicon, key: str, subject: NP | None, obj: NP | None) -> str:
-    """The first sense of the verb whose differing slots its nouns fill, else the verb."""
+def _verb_sense(
+    lex: Lexicon, key: str, subject: NP | None, obj: NP | None, goal: NP | None = None
+) -> str:
+    """The first sense of the verb whose differing slots its nouns fill, else the verb. A sense
+    of lexicon.GOAL_KINDS is taken by where the verb goes instead: `goal`, the noun after "to"
+    or "into", a name of its kinds ("went to Paris" = "fuhren nach Paris")."""
     v = lex.verb(key)
     for sense in lex.senses_of_verb(key):
+        kinds = lx.GOAL_KINDS.get(sense.key)
+        if kinds is not None:
+            if goal is not None and _name_kinds(lex, goal) & kinds:
+                return sense.key
+            continue
         slots = ((sense.subject, v.subject, subject), (sense.obj, v.obj, obj))
         if all(
             wanted == first or (np is not None and bool(np_classes(lex, np) & wanted))
@@ -240,6 +252,14 @@ def _verb_sense(lex: Lexicon, key: str, subject: NP | None, obj: NP | None) -> s
         ):
             return sense.key
     return key
+
+
+def _name_kinds(lex: Lexicon, np: NP) -> frozenset[str]:
+    """The kinds of the names a noun phrase is (names.tsv: city, country), both of "Paris and
+    London"; none for a noun or a pronoun."""
+    if np.coord:
+        return _name_kinds(lex, np.coord[0]) & _name_kinds(lex, np.coord[1])
+    return frozenset({lex.name(np.name).kind}) if np.name else frozenset()
 
 
 def _preposition_sense(lex: Lexicon, key: str, np: NP) -> str:

@@ -692,6 +692,13 @@ GOAL_OF_PLACE = {
 # "to"): "I walk to work" = "Ich gehe zu Fuß zur Arbeit"; "walks in the park" = "geht im Park".
 ON_FOOT = frozenset({"walk"})
 
+# Corpus v2.1: verb senses taken by where the verb goes (verb_senses_v2_1.tsv), not by their
+# slots: after "to" or "into", a name of one of these kinds (names.tsv) ("went to Paris" = "fuhren
+# nach Paris", "goes to Germany" = "fährt nach Deutschland"); "goes to school", "to the station",
+# "home" stay gehen.
+GOAL_KINDS = {"go_far": frozenset({"city", "country"})}
+GOAL_PREPOSITIONS = frozenset({"to", "into"})
+
 # Corpus v2.1: verbs of frame acc whose "to" + person is a German dative, as for the dat_acc
 # verbs ("writes a letter to her father" = "schreibt ihrem Vater einen Brief").
 DATIVE_TO = frozenset("write explain describe sell recommend".split())

@@ -114,8 +114,8 @@ FIXES = [
         "Der Kaffee ist kalt, weil er seit einer Stunde auf dem Tisch ist.",
     ),
     ("We have lived in Berlin for a year.", "Wir wohnen seit einem Jahr in Berlin."),
-    # how before where (was: gingen nach Paris zusammen)
-    ("Tom and Anna went to Paris together.", "Tom und Anna gingen zusammen nach Paris."),
+    # how before where (was: gingen nach Paris zusammen); round three: fuhren (was: gingen)
+    ("Tom and Anna went to Paris together.", "Tom und Anna fuhren zusammen nach Paris."),
     # ---- round two
     # an instrument is played without the article (was: spielt die Gitarre; play_instrument,
     # lexicon.BARE_OBJECT_CLASSES); my guitar, a guitar bought, a game stay
@@ -162,6 +162,23 @@ FIXES = [
     ("I usually walk to work.", "Ich gehe normalerweise zu Fuß zur Arbeit."),
     ("She walked home.", "Sie ging zu Fuß nach Hause."),
     ("I go to work.", "Ich gehe zur Arbeit."),
+    # ---- round three
+    # going to a city or a country is fahren (was: gehen; go_far, lexicon.GOAL_KINDS); to
+    # school, home, to the station, to the cinema, to a person one goes, gehen
+    ("We go to Berlin.", "Wir fahren nach Berlin."),
+    ("He goes to France.", "Er fährt nach Frankreich."),
+    ("They have gone to Berlin.", "Sie sind nach Berlin gefahren."),
+    ("She did not go to Germany.", "Sie fuhr nicht nach Deutschland."),
+    ("Do you go to London?", "Fährst du nach London?"),
+    ("She wants to go to Rome.", "Sie will nach Rom fahren."),
+    ("The man who went to Paris is my father.", "Der Mann, der nach Paris fuhr, ist mein Vater."),
+    ("She goes to school.", "Sie geht in die Schule."),
+    ("We go home.", "Wir gehen nach Hause."),
+    ("I go to the station.", "Ich gehe zum Bahnhof."),
+    ("We go to the cinema.", "Wir gehen ins Kino."),
+    ("They went into the city.", "Sie gingen in die Stadt."),
+    ("Anna went to Tom.", "Anna ging zu Tom."),
+    ("I walked to Paris.", "Ich ging zu Fuß nach Paris."),
 ]
 
 
@@ -217,3 +234,12 @@ def test_the_generator_writes_round_two_too():
     cinema = Clause(NP("woman"), "go", pp=PP("to", NP("cinema")))
     assert _drawn(Sentence((cinema,))) == "Die Frau geht ins Kino."
     assert _drawn(Sentence((cinema,)), "v2") == "Die Frau geht zum Kino."
+
+
+def test_going_to_a_city_is_fahren_on_the_generators_path_too():
+    """A drawn "go" to a city is fahren in v2.1 (go_far); v2 keeps gehen."""
+    berlin = Clause(NP("woman"), "go", pp=PP("to", NP(name="Berlin")), tense="past")
+    assert _drawn(Sentence((berlin,))) == "Die Frau fuhr nach Berlin."
+    assert _drawn(Sentence((berlin,)), "v2") == "Die Frau ging nach Berlin."
+    example = translate("Tom and Anna went to Paris together.", load_version("v2"))
+    assert example is not None and example.german_text == "Tom und Anna gingen nach Paris zusammen."
