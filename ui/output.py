@@ -44,8 +44,8 @@ def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = Fa
 
 
 def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool, line) -> None:
-    """The model's own confidence in what it wrote (on the output's `line`), and a plain warning
-    where it is low."""
+    """The model's own confidence in what it wrote (on the output's `line`); the verdict beside
+    the output says when it is too low to trust (`_verdict`)."""
     sure = confidence(trace)
     if sure is None:
         return
