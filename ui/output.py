@@ -26,8 +26,8 @@ def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = Fa
         # keep their room (a laptop's first screen shows the opening heatmap)
         line = st.container(horizontal=True, vertical_alignment="center")
         line.markdown("#### Output: " + escape_markdown(trace.output))
+        _verdict(loaded, trace, text, line)
         _confidence(loaded, trace, text, presentation, line)
-        _verdict(loaded, trace, text)
         if loaded.output_note:
             st.info(loaded.output_note)
         if trace.prompt_length:
@@ -61,19 +61,20 @@ def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool
         state.plot(decoding.confidence_figure(sure, presentation), key="output_confidence")
 
 
-def _verdict(loaded: LoadedModel, trace: Trace, text: str) -> None:
-    """Whether the class can trust the output, as a coloured box beside it (never a grey caption
-    alone: a projector washes those out): green where it is the grammar's German, red where the
-    grammar writes the sentence otherwise, amber where the sentence is outside what it learned."""
+def _verdict(loaded: LoadedModel, trace: Trace, text: str, line) -> None:
+    """Whether the class can trust the output. The grammar's own German is a green badge on the
+    output's `line` (no height of its own: the opening heatmap stays whole on a laptop's first
+    screen); the two warnings are amber boxes under it, never a grey caption, which a projector
+    washes out."""
     said = verdict(loaded, trace, text, state.get_reference(loaded.name, text))
     if said is None:
         return
-    box = {GRAMMAR: st.success, DIFFERS: st.error}.get(said.level, st.warning)
-    icon = {GRAMMAR: ":material/check_circle:", DIFFERS: ":material/error:"}.get(
-        said.level, ":material/warning:"
-    )
+    if said.level == GRAMMAR:
+        line.badge(said.title, icon=":material/check_circle:", color="green", help=said.reason)
+        return
+    icon = ":material/error:" if said.level == DIFFERS else ":material/warning:"
     # the reason quotes typed words and the grammar's German: escaped, never read as Markdown
-    box(f"**{said.title}.** " + escape_markdown(said.reason), icon=icon)
+    st.warning(f"**{said.title}.** " + escape_markdown(said.reason), icon=icon)
 
 
 def next_token_table(trace: Trace) -> pd.DataFrame:

@@ -137,6 +137,12 @@ class UrlKey:
             # From a bad URL, or left over from another model (a kind or layer it does not have).
             value = default
         elif known:
+            if not _sent_by_browser(self.name):
+                # Its widget is not on the browser's page (a model without it was shown): the
+                # browser draws it anew with its first option unless the value is sent with it,
+                # which Streamlit does only for a value set in this run. The kind box showed
+                # "encoder self-attention" while the figure drew decoder_self (issue 66, item 1).
+                st.session_state[self.name] = value
             return
         if not known and _sent_by_browser(self.name):
             # The widget takes the browser's value when it is drawn; until then (or if this run

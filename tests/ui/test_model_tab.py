@@ -133,8 +133,8 @@ def test_the_grammar_s_verdict_is_shown_for_the_trained_model():
     assert not at.exception
     output = [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("#### Output")]
     assert output == ["#### Output: Der kleine Hund sieht den alten Mann."]
-    (success,) = at.success
-    assert "As the grammar writes it" in success.value
+    badges = [m.value for m in at.markdown if "-badge[" in m.value]
+    assert badges == [":green-badge[:material/check_circle: As the grammar writes it]"]
 
 
 def test_the_typed_sentences_table_reads_all_and_each_kind():
