@@ -26,10 +26,14 @@ def _title_kind(page) -> str:
     return next(kind for kind, label in KIND_LABELS.items() if title.startswith(label))
 
 
-def _url_kind(page) -> str:
-    from urllib.parse import parse_qs, urlparse
-
-    return parse_qs(urlparse(page.url).query).get("kind", ["encoder_self"])[0]
+def _wait_for_url_kind(page, kind: str) -> None:
+    """Until the link holds `kind` (none: the default, encoder self-attention). The link is
+    written at a run's end, after the figure: a test that read it at once raced it."""
+    page.wait_for_function(
+        "(kind) => (new URLSearchParams(location.search).get('kind') || 'encoder_self') === kind",
+        arg=kind,
+        timeout=60_000,
+    )
 
 
 def _kind_box(page) -> str:
@@ -58,12 +62,13 @@ def test_the_kind_box_and_its_figure_agree_after_a_round_trip_to_another_model(
     # the box names the kind its figure draws and its link holds, whichever that is
     drawn = _title_kind(page)
     assert KIND_LABELS[drawn] in _kind_box(page), (_kind_box(page), drawn)
-    assert _url_kind(page) == drawn
+    _wait_for_url_kind(page, drawn)
     # and choosing another kind in the box draws it
     for kind in ("decoder_self", "encoder_self"):
         _choose(page, "Attention kind", KIND_LABELS[kind])
         harness.wait_for_title(page, KIND_LABELS[kind])
-        assert KIND_LABELS[kind] in _kind_box(page) and _url_kind(page) == kind
+        _wait_for_url_kind(page, kind)
+        assert KIND_LABELS[kind] in _kind_box(page)
     assert page.locator(EXCEPTION).count() == 0
     assert watch.problems() == []
     context.close()
