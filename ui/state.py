@@ -29,6 +29,7 @@ from viz import export
 from viz.atlas import corpus_statistics
 from viz.style import fit_title
 
+from . import url
 from .trace_cache import TraceCache
 
 
@@ -58,7 +59,7 @@ def follow_model() -> None:
     """The model box's callback: a text nobody typed (a model's opening text) becomes the new
     model's opening text; a typed one stays."""
     if st.session_state.get("text") in {DEFAULT_TEXT, *DEFAULT_TEXTS.values()}:
-        st.session_state["text"] = default_text(st.session_state["model"])
+        url.switch(text=default_text(st.session_state["model"]))
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…")
