@@ -53,12 +53,17 @@ def test_the_kind_box_and_its_figure_agree_after_a_round_trip_to_another_model(
     page, watch = harness.watched_page(context)
     page.goto(server.url + "/")  # the first page, as a newcomer opens it
     harness.wait_for_title(page, "encoder self-attention")
-    _choose(page, "Attention kind", KIND_LABELS["cross"])
+    harness.wait_run_finished(page, watch)
+    # Each action waits for the run it starts to end (read from the websocket): `wait_idle`
+    # right after a click returned before that run had begun, and the next click cut the
+    # model's run short; the test then read a page half drawn (CI, stop 69: the box of the
+    # last full run beside the figure of the new one).
+    with harness.script_run(watch):
+        _choose(page, "Attention kind", KIND_LABELS["cross"])
     harness.wait_for_title(page, "cross")
-    harness.wait_idle(page)
     for name in (other, "en-de"):
-        _choose(page, "Model", MODELS[name].label, where='[data-testid="stSidebar"]')
-        harness.wait_idle(page)
+        with harness.script_run(watch):
+            _choose(page, "Model", MODELS[name].label, where='[data-testid="stSidebar"]')
         harness.wait_drawn(page)
     # the box names the kind its figure draws and its link holds, whichever that is
     drawn = _title_kind(page)
