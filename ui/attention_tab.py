@@ -31,6 +31,7 @@ from viz.style import fit_title
 
 from . import controls, state, url
 from .controls import HEAD_MEAN
+from .glossary import FirstUse
 from .text import escape_markdown
 from .url import UrlKey, counted_list, parse_bool
 
@@ -173,9 +174,11 @@ def render(ctx: state.ViewContext) -> None:
         if trace.prompt_length:
             st.caption(grouped_query_note(ctx.loaded.model.config))
         if controls.KIND.current() == "cross" or view == "decoding":
+            words = FirstUse()
             for note in (flat_cross_attention_note(ctx.loaded), supervised_head_note(ctx.loaded)):
                 if note:
                     st.caption(note)
+                    words.after(st, note)
 
 
 # Above this best alignment error rate over the held-out set, no cross-attention head aligns:

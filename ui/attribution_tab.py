@@ -23,6 +23,7 @@ from viz.attribution import (
 from viz.decoding import gold_alignment
 
 from . import controls, state, tables
+from .glossary import FirstUse
 from .url import UrlKey, counted, fits_in_url
 
 TAB_LABEL = "Attention vs gradients"
@@ -62,10 +63,11 @@ METHOD_NOTES = (
 
 
 def render(ctx: state.ViewContext) -> None:
+    words = FirstUse()
     if ctx.trace.steps:
-        _translation(ctx)
+        _translation(ctx, words)
     else:
-        _similarity(ctx)
+        _similarity(ctx, words)
 
 
 def _steps_slider(where) -> int:
@@ -79,9 +81,11 @@ def _steps_slider(where) -> int:
     )
 
 
-def _translation(ctx: state.ViewContext) -> None:
+def _translation(ctx: state.ViewContext, words: FirstUse) -> None:
     trace = ctx.trace
     st.markdown(INTRO)
+    # the panels below are titled with the methods the notes describe
+    words.after(st, INTRO + METHOD_NOTES)
     with st.expander("How each panel is computed"):
         st.markdown(METHOD_NOTES)
     n_layers, n_heads = trace.attention["cross"].shape[:2]
@@ -146,12 +150,14 @@ def _translation(ctx: state.ViewContext) -> None:
         f"of its log-probability within {ig.delta:.3f} nats at worst (Captum's convergence "
         "delta); raise the points to close the gap."
     )
-    with st.expander("Do attention and gradients agree? (Spearman's ρ over every cell)"):
+    agree = "Do attention and gradients agree? (Spearman's ρ over every cell)"
+    with st.expander(agree):
         st.caption(
             "Rank correlation between each attention panel (rows) and each attribution "
             "(columns) over all (German token, English token) cells of this sentence, rows "
             "scaled to sum to 1: 1 = the same order, 0 = unrelated."
         )
+        words.after(st, agree)
         tables.table(
             agreement(attention, gradients).round(3).reset_index(names="attention"),
             ctx.presentation,
@@ -227,8 +233,9 @@ DEFAULT_SECOND = (
 )
 
 
-def _similarity(ctx: state.ViewContext) -> None:
+def _similarity(ctx: state.ViewContext, words: FirstUse) -> None:
     st.markdown(SIMILARITY_INTRO)
+    words.after(st, SIMILARITY_INTRO)
     left, right = st.columns([3, 1])
     default = DEFAULT_SECOND[1] if ctx.text.strip() == DEFAULT_SECOND[0] else DEFAULT_SECOND[0]
     ATTR_TEXT_B.seed(default)

@@ -11,6 +11,7 @@ from viz.rollout import rollout_figure
 from viz.stats import STATISTIC_BY_COLUMN, STATISTICS, head_statistics, statistic_grid
 
 from . import controls, state
+from .glossary import FirstUse
 from .url import UrlKey, counted
 
 STATS_KIND = UrlKey("stats_kind")
@@ -112,7 +113,6 @@ def _row_of(rows, layer: int, head: int) -> int:
 
 def _rollout_section(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    st.markdown(ROLLOUT_HELP)
     layer = controls.layer_selector(
         st, ROLLOUT_LAYER, trace.n_layers, "Rollout through layer", default=trace.n_layers - 1
     )
@@ -150,7 +150,7 @@ LANGUAGE_MODEL_HELP = (
 )
 
 
-def _language_model_section(ctx: state.ViewContext) -> None:
+def _language_model_section(ctx: state.ViewContext, words: FirstUse) -> None:
     trace = ctx.trace
     weights = trace.attention[trace.kinds[0]]
     study = state.get_induction_ablation(ctx.name)
@@ -178,7 +178,7 @@ def _language_model_section(ctx: state.ViewContext) -> None:
     for scores, title, _, _ in grids:
         st.markdown(f"**Strongest {title}:** " + lm_heads.named(lm_heads.strongest(scores, 3)))
     test, k = study.intact, len(study.strongest)
-    st.markdown(
+    induction = (
         f"**The induction test, ablated.** Over {test.sequences} sequences of {test.period} "
         f"random tokens shown twice, the model's loss is {test.loss_first:.2f} nats a token on "
         f"the first copy (it cannot guess random tokens) and {test.loss_second:.2f} on the "
@@ -189,16 +189,23 @@ def _language_model_section(ctx: state.ViewContext) -> None:
         + f") gives {study.control.loss_second:.2f}. Ablate any head yourself in the "
         "Ablation tab."
     )
+    st.markdown(induction)
+    words.after(st, induction)
 
 
 def render(ctx: state.ViewContext) -> None:
+    words = FirstUse()
     if ctx.trace.prompt_length:
         st.subheader("Sinks, previous-token heads and induction heads")
         st.markdown(LANGUAGE_MODEL_HELP)
-        _language_model_section(ctx)
+        words.after(st, LANGUAGE_MODEL_HELP)
+        _language_model_section(ctx, words)
     st.subheader("What each head does")
     st.markdown(STATISTICS_HELP)
+    words.after(st, STATISTICS_HELP)
     _statistics_section(ctx)
     stack = "encoder" if ctx.trace.kinds[0] == "encoder_self" else "decoder"
     st.subheader(f"Attention rollout through the {stack}")
+    st.markdown(ROLLOUT_HELP)
+    words.after(st, ROLLOUT_HELP)
     _rollout_section(ctx)

@@ -21,6 +21,7 @@ from viz.metrics import (
 )
 
 from . import state, tables, url
+from .glossary import FirstUse
 from .url import UrlKey
 
 VOCAB_SEARCH = UrlKey("vocab_search")  # a shared link reopens the same search
@@ -107,7 +108,7 @@ def _render_typed(ctx: state.ViewContext, metrics: dict) -> None:
             tables.table(rows, ctx.presentation)
 
 
-def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
+def _render_metrics(ctx: state.ViewContext, metrics: dict, words: FirstUse) -> None:
     loaded = ctx.loaded
     _render_typed(ctx, metrics)
     st.subheader("How well it translates the grammar's sentences")
@@ -119,11 +120,13 @@ def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
     aer = metrics["alignment_error_rate"]
     best = aer["best"]
     score = best.get("value", best.get("aer"))
-    st.markdown(
+    alignment = (
         f"Each cross-attention head's argmax alignment against the corpus's gold word "
         f"alignment, on {aer['sentences']} held-out sentences. Best: layer "
         f"{best['layer']}, head {best['head']}, AER {score:.3f}."
     )
+    st.markdown(alignment)
+    words.after(st, alignment)
     note = supervised_head_note(loaded)
     if note:
         st.markdown(note)
@@ -157,10 +160,12 @@ def _render_metrics(ctx: state.ViewContext, metrics: dict) -> None:
             st.caption("AER against the gold alignment, best first (0 is perfect)")
             tables.table(aer, ctx.presentation, width_px=tables.column_px(1 / 2))
         with right:
-            st.caption(
+            ranks = (
                 "Spearman's ρ between attention and each gradient method over a sentence's "
                 "cells, averaged over the sentences (1: the same order)"
             )
+            st.caption(ranks)
+            words.after(st, ranks + summary)
             tables.table(agreement, ctx.presentation, width_px=tables.column_px(1 / 2))
     head_tables = [t for t in HEAD_TABLES if _lookup(metrics, t[0]) is not None]
     pick = st.columns([3, 1, 1, 2])
@@ -244,7 +249,7 @@ def render(ctx: state.ViewContext) -> None:
         st.caption(f"Device: {trace.device}")
     metrics = loaded.info.get("metrics")
     if metrics:
-        _render_metrics(ctx, metrics)
+        _render_metrics(ctx, metrics, FirstUse())
     training = loaded.info.get("training")
     if training:
         with st.expander("How it was trained (Section 5)"):

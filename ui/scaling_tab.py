@@ -12,6 +12,7 @@ from viz.attention import heatmap
 from viz.style import KIND_LABELS
 
 from . import controls, state, tables
+from .glossary import FirstUse
 from .url import UrlKey, counted
 
 SEED = 0
@@ -55,6 +56,7 @@ SCALE_IS_FOR_TRAINING = (
 
 
 def render(ctx: state.ViewContext) -> None:
+    words = FirstUse()
     if not ctx.presentation:  # on a lecture screen the figure needs the height
         st.markdown("Scaled dot-product attention (Section 3.2.1, Equation 1):")
     st.latex(
@@ -89,10 +91,12 @@ def render(ctx: state.ViewContext) -> None:
         height=480,
         width_px=tables.column_px(2 / 5),
     )
-    right.caption(
+    spread = (
         "The s.d. of a sample variance of n draws is σ²·√(2/(n−1) + κ/n), with σ² = d_k and "
         "excess kurtosis κ = 6/d_k for q·k."
     )
+    right.caption(spread)
+    words.after(right, spread)
 
     DK.seed(64, valid=lambda v: v in DK_CHOICES)
     N_KEYS.seed(16, valid=lambda v: 2 <= v <= 256)
@@ -114,12 +118,14 @@ def render(ctx: state.ViewContext) -> None:
         scaling.softmax_figure(table, n_keys, ctx.presentation),
         key="scaling_softmax",
     )
-    st.caption(
+    means = (
         f"Means over {SOFTMAX_TRIALS:,} random queries per d_k. Uniform weights would give "
         f"largest weight 1/n = {1 / n_keys:.4f} and entropy log n = {math.log(n_keys):.4f} (the "
-        "dotted lines); a "
-        "one-hot row gives 1 and 0, and a Jacobian of norm 0: no gradient passes."
+        "dotted lines); a one-hot row gives 1 and 0, and a Jacobian of norm 0: no gradient "
+        "passes."
     )
+    st.caption(means)
+    words.after(st, means)
     tables.table(table.round(4), ctx.presentation)
 
 
