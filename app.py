@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from model.weights import WeightsError
+from runtime.causal import answer_choices, answer_cost, default_answer, new_token_limit
 from runtime.loaded import is_language_model
 from runtime.registry import MODELS, ModelUnavailable, default_device, default_model_name
 from runtime.trace import InputError
@@ -89,13 +90,35 @@ if loaded.model.config.is_encoder_decoder:
         key=url.DECODING.name,
     )
 
+answer_tokens, cost = None, None
+if is_language_model(loaded):
+    # How long an answer may be, and what that costs on this server (issue 66, item 5: answers
+    # stopped at 32 tokens mid-sentence with no way to read on).
+    limit = new_token_limit()
+    choices = answer_choices(limit)
+    answer_tokens = choices[0]  # a deployment's limit under the shortest choice: no choice
+    if len(choices) > 1:
+        url.ANSWER.seed(default_answer(limit), valid=lambda v: v in choices)
+        answer_tokens = st.sidebar.select_slider(
+            "Longest answer (tokens)",
+            choices,
+            key=url.ANSWER.name,
+            help="The model stops earlier where its answer ends; each token is one more step "
+            "of the model, so a longer answer takes longer to write.",
+        )
+    cost = st.sidebar.empty()
+
 try:
-    trace = state.get_trace(name, text, decoding=decoding)
+    trace = state.get_trace(name, text, decoding=decoding, answer_tokens=answer_tokens)
 except InputError as err:
     st.warning(str(err))
     url.keep_undrawn()
     url.mirror()
     st.stop()
+if cost is not None:
+    said = answer_cost(trace, max(choices))
+    if said:
+        cost.caption(said)
 
 output.render(loaded, trace, text, presentation)
 
@@ -120,7 +143,7 @@ TABS = [
     ]
     if not (is_language_model(loaded) and title in PAPER_ONLY)
 ]
-ctx = state.ViewContext(name, loaded, trace, text, decoding, presentation)
+ctx = state.ViewContext(name, loaded, trace, text, decoding, presentation, answer_tokens)
 tabs = st.tabs([title for title, _ in TABS], key="tab", on_change="rerun", bind="query-params")
 for tab, (_, render) in zip(tabs, TABS):
     if tab.open:

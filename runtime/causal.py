@@ -21,6 +21,7 @@ from model.decoder_only import KIND, CausalLM
 from model.transformer import DEFAULT_SETTINGS, RunSettings
 
 from .trace import (
+    LONGEST_ANSWER,
     MAX_NEW_TOKENS,
     TOP_ALTERNATIVES,
     DecodingStep,
@@ -36,17 +37,45 @@ if TYPE_CHECKING:
 
 
 def new_token_limit(environ: Mapping[str, str] = os.environ) -> int:
-    """The most tokens a page's run writes: ATLAS_MAX_NEW_TOKENS (1 to MAX_NEW_TOKENS) where a
-    deployment sets it (a class on a slow machine waits less for each prompt; docs/deploy.md),
-    else MAX_NEW_TOKENS. Anything else in the variable is refused with the reason."""
+    """The most tokens a page's run may write: ATLAS_MAX_NEW_TOKENS (1 to LONGEST_ANSWER) where
+    a deployment sets it (a class on a slow machine waits less for each prompt; docs/deploy.md),
+    else LONGEST_ANSWER. Anything else in the variable is refused with the reason."""
     raw = environ.get("ATLAS_MAX_NEW_TOKENS", "").strip()
     if not raw:
-        return MAX_NEW_TOKENS
-    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_NEW_TOKENS:
+        return LONGEST_ANSWER
+    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= LONGEST_ANSWER:
         raise ValueError(
-            f"ATLAS_MAX_NEW_TOKENS must be a whole number from 1 to {MAX_NEW_TOKENS}, got {raw!r}"
+            f"ATLAS_MAX_NEW_TOKENS must be a whole number from 1 to {LONGEST_ANSWER}, got {raw!r}"
         )
     return int(raw)
+
+
+# The lengths a page offers (those under the deployment's limit, and the limit itself).
+ANSWER_CHOICES = (8, 16, 32, 64, LONGEST_ANSWER)
+
+
+def answer_choices(limit: int) -> list[int]:
+    """The "Longest answer" choices under a deployment's `limit` (new_token_limit)."""
+    return [n for n in ANSWER_CHOICES if n < limit] + [limit]
+
+
+def default_answer(limit: int) -> int:
+    """What a page writes unless the reader asks for more: MAX_NEW_TOKENS, or the limit."""
+    return min(MAX_NEW_TOKENS, limit)
+
+
+def answer_cost(trace: Trace, longest: int) -> str | None:
+    """What the length costs, from this run's own timing: the answer's tokens and seconds, and
+    about how long `longest` tokens would take. None for a run that wrote nothing."""
+    written = len(trace.output_ids)
+    seconds = trace.timings_ms.get("generate", 0.0) / 1e3
+    if not written or seconds <= 0:
+        return None
+    each = seconds / written
+    said = f"This answer: {written} tokens in {seconds:.1f} s ({each * 1e3:.0f} ms a token here)"
+    if written < longest:
+        return said + f"; {longest} would take about {each * longest:.1f} s."
+    return said + "."
 
 
 def is_question(text: str) -> bool:
@@ -75,24 +104,33 @@ def run_causal(
             "template, a system line, your question, then the start of its own turn. Without "
             "“?” it continues the text."
         )
-    room = loaded.max_source_tokens - max_new_tokens
+    # A long prompt keeps room for the page's usual answer; a longer answer asked for takes
+    # what the window has left after the prompt.
+    room = loaded.max_source_tokens - min(max_new_tokens, MAX_NEW_TOKENS)
     tokenized = tokenizer.encode(prompt_text, room)
     if not tokenized.ids:
         raise InputError("Nothing in this text is a token the model reads: type some words.")
     if tokenized.truncated_from is not None:
         notices.append(
-            f"The prompt has {tokenized.truncated_from} tokens; this page runs at most {room} "
-            f"(and writes up to {max_new_tokens} more), so only the first {room} are read."
+            f"The prompt has {tokenized.truncated_from} tokens; this page reads at most {room}, "
+            f"so only the first {room} are read (the rest of its {loaded.max_source_tokens}-"
+            "token window is for the answer)."
         )
     prompt = list(tokenized.ids)
+    budget = min(max_new_tokens, loaded.max_source_tokens - len(prompt))
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    generated = model.generate(prompt, max_new_tokens, loaded.stop_ids, settings)
+    generated = model.generate(prompt, budget, loaded.stop_ids, settings)
     timings["generate"] = (time.perf_counter() - started) * 1e3
-    if len(generated) == max_new_tokens and generated[-1] not in loaded.stop_ids:
+    if len(generated) == budget and generated[-1] not in loaded.stop_ids:
+        why = (
+            "the most asked for"
+            if budget == max_new_tokens
+            else f"all that the page's window of {loaded.max_source_tokens} tokens holds "
+            "after the prompt"
+        )
         notices.append(
-            f"The model wrote {max_new_tokens} tokens, this page's limit, and would go on: the "
-            "output stops there."
+            f"The model wrote {budget} tokens, {why}, and would go on: the output stops there."
         )
     sequence = prompt + generated
     started = time.perf_counter()

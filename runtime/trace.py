@@ -31,9 +31,13 @@ DECODING_METHODS = ("greedy", "beam")
 TEACHER_FORCED = "reference"  # a Trace's `decoding` where the decoder read a given translation
 MAX_OUTPUT_TOKENS = 64  # bounds the decoder's work for one request on a shared server
 TOP_ALTERNATIVES = 5
-# The most tokens a language model writes on a page (runtime/causal.py): bounds one request's work on
-# a shared server (about 2 s on 2 cores); ATLAS_MAX_NEW_TOKENS lowers it (causal.new_token_limit).
+# The tokens a language model writes on a page unless the reader asks for more (runtime/causal.py):
+# about 2 s on 2 cores.
 MAX_NEW_TOKENS = 32
+# The most a page may ask for (the sidebar's "Longest answer"): bounds one request's work on a
+# shared server; ATLAS_MAX_NEW_TOKENS lowers it (causal.new_token_limit). A model's window
+# (SmolLM2's page reads 128 tokens) may stop an answer sooner.
+LONGEST_ANSWER = 96
 
 
 class InputError(ValueError):

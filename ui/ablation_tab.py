@@ -194,6 +194,7 @@ def ablated_trace(ctx: state.ViewContext, ablate: tuple[Head, ...]) -> Trace:
         ablate=ablate,
         use_positions=settings.use_positions,
         decoding=ctx.decoding,
+        answer_tokens=ctx.answer_tokens,
     )
 
 

@@ -82,7 +82,9 @@ def _second_run(ctx: state.ViewContext, mode: str) -> dict[str, Trace] | None:
             st.warning("Type a second text (B) to compare with the sidebar's text (A).")
             return None
         try:
-            run_b = state.get_trace(ctx.name, text_b, decoding=ctx.decoding)
+            run_b = state.get_trace(
+                ctx.name, text_b, decoding=ctx.decoding, answer_tokens=ctx.answer_tokens
+            )
         except InputError as err:
             st.warning(f"Text B cannot be run: {err}")
             return None
@@ -99,6 +101,7 @@ def _second_run(ctx: state.ViewContext, mode: str) -> dict[str, Trace] | None:
             scale=1.0,
             use_positions=settings.use_positions,
             decoding=ctx.decoding,
+            answer_tokens=ctx.answer_tokens,
         )
         return {f"A: paper, 1/√d_k = 1/{root:.3g}": ctx.trace, "B: no scaling, s = 1": run_b}
     st.caption(ablation_tab.HELP)

@@ -348,7 +348,9 @@ def _draw_restricted(ctx: state.ViewContext) -> None:
         key=WINDOW.name,
     )
     kind, layer, head = controls.head_row(ctx.trace, kinds, keys=HEAD_KEYS)
-    restricted = state.get_trace(ctx.name, ctx.text, decoding=ctx.decoding, window=window)
+    restricted = state.get_trace(
+        ctx.name, ctx.text, decoding=ctx.decoding, answer_tokens=ctx.answer_tokens, window=window
+    )
     chars = _half_width_chars(ctx)
     state.plot_row(
         [

@@ -220,7 +220,13 @@ def _input_parts_section(ctx: state.ViewContext) -> None:
 
 
 def _without_positions(ctx: state.ViewContext) -> Trace:
-    return state.get_trace(ctx.name, ctx.text, use_positions=False, decoding=ctx.decoding)
+    return state.get_trace(
+        ctx.name,
+        ctx.text,
+        use_positions=False,
+        decoding=ctx.decoding,
+        answer_tokens=ctx.answer_tokens,
+    )
 
 
 def _positions_off_section(ctx: state.ViewContext) -> None:
@@ -255,6 +261,7 @@ def _positions_off_section(ctx: state.ViewContext) -> None:
                 shuffled.text,
                 use_positions=use_positions,
                 decoding=ctx.decoding,
+                answer_tokens=ctx.answer_tokens,
                 encoder_only=True,
             )
             row.append(

@@ -148,9 +148,15 @@ def _live_section(ctx: state.ViewContext) -> None:
     root = math.sqrt(trace.d_k)
     runs = {
         f"paper: 1/√d_k = 1/{root:.3g}": trace,
-        "no scaling: s = 1": state.get_trace(ctx.name, ctx.text, scale=1.0, decoding=ctx.decoding),
+        "no scaling: s = 1": state.get_trace(
+            ctx.name, ctx.text, scale=1.0, decoding=ctx.decoding, answer_tokens=ctx.answer_tokens
+        ),
         f"T = {temperature:g}: s = 1/({temperature:g}·√d_k)": state.get_trace(
-            ctx.name, ctx.text, scale=1 / (temperature * root), decoding=ctx.decoding
+            ctx.name,
+            ctx.text,
+            scale=1 / (temperature * root),
+            decoding=ctx.decoding,
+            answer_tokens=ctx.answer_tokens,
         ),
     }
     comparison = (

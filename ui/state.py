@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 
 from model.transformer import RunSettings
 from runtime import atlas, attribution, lm_heads, registry
-from runtime.causal import new_token_limit
+from runtime.causal import default_answer, new_token_limit
 from runtime.reference import Reference
 from runtime.trace import Trace, run
 from runtime.verdict import reference_for
@@ -43,6 +43,8 @@ class ViewContext:
     text: str
     decoding: str
     presentation: bool
+    # the chat model's "Longest answer" (None: the page's default): every run of a view passes it
+    answer_tokens: int | None = None
 
 
 DEFAULT_TEXT = "The small dog sees the old man."  # as people write it
@@ -134,12 +136,15 @@ def get_trace(
     decoding: str = "greedy",
     window: int | None = None,
     encoder_only: bool = False,
+    answer_tokens: int | None = None,
 ) -> Trace:
     """A Trace for these exact inputs (the text up to MAX_TEXT_CHARS); every argument is part
-    of the cache key, and so is the deployment's limit on what a language model writes
-    (ATLAS_MAX_NEW_TOKENS). `encoder_only` runs an encoder-decoder's encoder alone (runtime.run)."""
+    of the cache key. `answer_tokens` is the most a language model writes (None: the page's
+    default), within the deployment's limit (ATLAS_MAX_NEW_TOKENS). `encoder_only` runs an
+    encoder-decoder's encoder alone (runtime.run)."""
     text = text[:MAX_TEXT_CHARS]
-    limit = new_token_limit()
+    deployment = new_token_limit()
+    limit = min(answer_tokens or default_answer(deployment), deployment)
     settings = RunSettings(
         scale=scale, ablate=frozenset(ablate), use_positions=use_positions, window=window
     )

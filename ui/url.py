@@ -255,6 +255,7 @@ MODEL = UrlKey("model", always=True)
 TEXT = UrlKey("text", in_url=fits_in_url, always=True)
 PRESENT = UrlKey("present", parse_bool)
 DECODING = UrlKey("decoding")
+ANSWER = UrlKey("answer", int)  # a language model's longest answer, in tokens
 
 
 def tidy_text() -> None:

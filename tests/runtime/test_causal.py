@@ -1,12 +1,22 @@
 """A language model's run (runtime/causal.py) on SmolLM2: what the Trace holds against the
 model's own forward, the question/continuation switch, the limit, and settings per call."""
 
+from types import MappingProxyType, SimpleNamespace
+
 import numpy as np
 import pytest
 import torch
 
 from model.transformer import RunSettings
-from runtime.causal import MAX_NEW_TOKENS, is_question, new_token_limit
+from runtime.causal import (
+    LONGEST_ANSWER,
+    MAX_NEW_TOKENS,
+    answer_choices,
+    answer_cost,
+    default_answer,
+    is_question,
+    new_token_limit,
+)
 from runtime.registry import MODELS
 from runtime.trace import run
 
@@ -46,7 +56,7 @@ def test_the_trace_is_the_models_forward_over_what_it_read_and_wrote(loaded):
             [int(probs[t].argmax())]
         )[0]
     assert len(trace.steps) == n and len(trace.output_ids) == MAX_NEW_TOKENS
-    assert any("limit" in notice for notice in trace.notices)
+    assert any("the most asked for" in notice for notice in trace.notices)
     assert trace.encoder_hidden_states.shape == (31, n, 576)
 
 
@@ -76,13 +86,41 @@ def test_a_lower_limit_writes_fewer_tokens_and_leaves_the_prompt_more_room(loade
     assert len(cut.output_ids) == 3
 
 
-@pytest.mark.parametrize("raw", ["0", "33", "-1", "eight", "3.5", "\u0663"])
+def test_a_longer_answer_than_the_window_holds_stops_at_the_window_and_says_so(loaded):
+    """Asked for 96 tokens, a long prompt is still cut at the window less the page's 32 (a
+    long answer does not eat the prompt), and the answer stops where the window ends."""
+    cut = run(loaded, "the cat sat on the mat . " * 400, max_new_tokens=96)
+    assert cut.prompt_length == loaded.max_source_tokens - MAX_NEW_TOKENS
+    assert len(cut.output_ids) == MAX_NEW_TOKENS
+    assert any(f"window of {loaded.max_source_tokens} tokens" in n for n in cut.notices)
+
+
+@pytest.mark.parametrize("raw", ["0", "97", "-1", "eight", "3.5", "\u0663"])
 def test_the_deployments_limit_is_a_whole_number_from_one_to_the_pages(raw):
     with pytest.raises(ValueError, match="ATLAS_MAX_NEW_TOKENS"):
         new_token_limit({"ATLAS_MAX_NEW_TOKENS": raw})
 
 
-def test_the_deployments_limit_defaults_to_the_pages():
-    assert new_token_limit({}) == MAX_NEW_TOKENS == 32
+def test_the_deployments_limit_defaults_to_the_longest_answer_a_page_may_ask_for():
+    assert new_token_limit({}) == LONGEST_ANSWER == 96
     assert new_token_limit({"ATLAS_MAX_NEW_TOKENS": " 8 "}) == 8
-    assert new_token_limit({"ATLAS_MAX_NEW_TOKENS": "32"}) == 32
+    assert new_token_limit({"ATLAS_MAX_NEW_TOKENS": "96"}) == 96
+
+
+def test_the_page_offers_lengths_up_to_the_deployments_limit_and_opens_on_32():
+    assert answer_choices(96) == [8, 16, 32, 64, 96]
+    assert answer_choices(20) == [8, 16, 20]
+    assert answer_choices(3) == [3]
+    assert (default_answer(96), default_answer(20), default_answer(3)) == (32, 20, 3)
+    assert MAX_NEW_TOKENS == 32
+
+
+def test_the_cost_of_a_length_is_read_from_the_runs_own_timing():
+    # 20 tokens in 1.5 s: 75 ms each, so 128 tokens about 9.6 s (worked by hand)
+    run_ = SimpleNamespace(output_ids=(1,) * 20, timings_ms=MappingProxyType({"generate": 1500.0}))
+    assert answer_cost(run_, 128) == (
+        "This answer: 20 tokens in 1.5 s (75 ms a token here); 128 would take about 9.6 s."
+    )
+    run_ = SimpleNamespace(output_ids=(1,) * 8, timings_ms=MappingProxyType({"generate": 400.0}))
+    assert answer_cost(run_, 8) == "This answer: 8 tokens in 0.4 s (50 ms a token here)."
+    assert answer_cost(SimpleNamespace(output_ids=(), timings_ms={}), 8) is None

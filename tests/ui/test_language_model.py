@@ -25,10 +25,18 @@ TABS = [
 ]
 
 
-def _app(tab: str, text: str = QUESTION) -> AppTest:
+def _app(tab: str, text: str = QUESTION, **params: str) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=300)
-    at.query_params.update(model="smollm2-135m", text=text, tab=tab)
+    at.query_params.update(model="smollm2-135m", text=text, tab=tab, **params)
     return at.run()
+
+
+def _written(at: AppTest) -> list[str]:
+    """The tokens the model wrote, from the table under its answer."""
+    [choices] = [e for e in at.expander if "tokens it wrote" in e.label]
+    # a short table is a data frame, a longer one a static table (ui/tables.py)
+    [table] = [*choices.dataframe, *choices.table]
+    return list(table.value["wrote"])
 
 
 @pytest.mark.parametrize("tab", TABS)
@@ -47,6 +55,9 @@ def test_the_answer_and_its_next_token_choices_stand_above_the_tabs():
     assert any("Output: The capital of France is Paris" in m.value for m in at.markdown)
     [choices] = [e for e in at.expander if "tokens it wrote" in e.label]
     table = choices.dataframe[0].value
+    # it stopped at the end of its answer, well under the page's 32 tokens, and says what it cost
+    assert at.select_slider(key="answer").value == 32
+    assert any(c.value.startswith("This answer: 8 tokens in ") for c in at.sidebar.caption)
     assert list(table["wrote"]) == [
         "The",
         " capital",
@@ -100,6 +111,32 @@ def test_a_deployments_lower_limit_reaches_the_page(monkeypatch):
     assert any("Output: The capital of" in m.value for m in at.markdown)
     assert not any("Paris" in m.value for m in at.markdown)
     assert any("wrote 3 tokens" in w.value for w in [*at.warning, *at.info, *at.caption])
+
+
+LONG_QUESTION = "Why is the sky blue?"
+
+
+def test_a_longer_answer_can_be_asked_for_and_a_shorter_one_stops_where_asked():
+    """Issue 66, item 5: answers stopped at 32 tokens mid-sentence with no way to read on."""
+    short = _written(_app("Model", LONG_QUESTION))
+    assert len(short) == 32 and short[-1] != "<|im_end|>"  # cut short at the page's default
+    at = _app("Model", LONG_QUESTION, answer="96")
+    assert not at.exception, at.exception
+    longer = _written(at)
+    assert longer[:32] == short  # the same greedy answer, read on
+    assert len(longer) > 32
+    assert at.select_slider(key="answer").value == 96
+    at = _app("Model", LONG_QUESTION, answer="8")
+    assert len(_written(at)) == 8
+    assert any("wrote 8 tokens" in w.value for w in at.warning)
+
+
+def test_only_a_language_model_has_an_answer_length():
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.query_params.update(model="en-de", tab="Model")
+    at.run()
+    assert not at.exception
+    assert not [s for s in at.select_slider if s.key == "answer"]
 
 
 def test_switching_to_the_chat_model_asks_it_a_question_unless_a_text_was_typed():
