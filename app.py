@@ -64,6 +64,8 @@ with st.sidebar:
         on_change=url.tidy_text,
         help="Ctrl+Enter runs the model (Enter starts a new line)",
     )
+    # a language model's answer length goes under the text it answers, once the model is known
+    answer_slot = st.container()
     scenes.sidebar()
     presentation = st.toggle("Presentation mode (everything larger)", key=url.PRESENT.name)
     st.caption(f"Running on: **{default_device().type.upper()}**")
@@ -99,14 +101,14 @@ if is_language_model(loaded):
     answer_tokens = choices[0]  # a deployment's limit under the shortest choice: no choice
     if len(choices) > 1:
         url.ANSWER.seed(default_answer(limit), valid=lambda v: v in choices)
-        answer_tokens = st.sidebar.select_slider(
+        answer_tokens = answer_slot.select_slider(
             "Longest answer (tokens)",
             choices,
             key=url.ANSWER.name,
             help="The model stops earlier where its answer ends; each token is one more step "
             "of the model, so a longer answer takes longer to write.",
         )
-    cost = st.sidebar.empty()
+    cost = answer_slot.empty()
 
 try:
     trace = state.get_trace(name, text, decoding=decoding, answer_tokens=answer_tokens)

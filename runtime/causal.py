@@ -117,6 +117,9 @@ def run_causal(
             "token window is for the answer)."
         )
     prompt = list(tokenized.ids)
+    # the template's system line leads a question's prompt (a figure may fold it, issue 66)
+    system = tokenizer.system_turn(text) if question else ""  # type: ignore[attr-defined]
+    system_length = min(len(tokenizer.ids(system)), len(prompt)) if system else 0  # type: ignore[attr-defined]
     budget = min(max_new_tokens, loaded.max_source_tokens - len(prompt))
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -179,4 +182,5 @@ def run_causal(
         source_ids=tuple(prompt),
         output_ids=tuple(generated),
         prompt_length=len(prompt),
+        system_length=system_length,
     )

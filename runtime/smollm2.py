@@ -42,6 +42,7 @@ CACHE_FORMAT = 1  # bump when what the cache holds changes
 # What one page run reads, the prompt and what the model writes: a run's captured weights, q, k
 # and v for 128 tokens take about 45 MB (30 layers x 9 heads); 512 would take 300 MB a Trace.
 MAX_TOKENS = 128
+TURN_START = "<|im_start|>"  # the chat template's turn marker (ChatML)
 
 
 def cache_dir() -> Path:
@@ -340,6 +341,15 @@ class ByteLevelTokenizer:
 
     def decode(self, ids: Iterable[int]) -> str:
         return str(self._tokenizer.decode([int(i) for i in ids], skip_special_tokens=True))
+
+    def system_turn(self, question: str) -> str:
+        """The part of `chat(question)` before the user's turn: the template's system line
+        ("You are a helpful AI assistant named SmolLM, …") and its turn markers; "" where the
+        template writes none. It ends at a turn marker, a token of its own, so its tokens are
+        the chat's first tokens."""
+        rendered = self.chat(question)
+        start = rendered.rfind(TURN_START, 0, max(rendered.find(question), 0))
+        return rendered[:start] if start > 0 else ""
 
     def chat(self, question: str) -> str:
         """The question as the model was fine-tuned to read one: its own chat template (from the

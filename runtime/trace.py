@@ -107,6 +107,9 @@ class Trace:
     # a decoder-only model's run (runtime/causal.py): the prompt's tokens lead `target_tokens`,
     # and the rows from prompt_length - 1 on wrote the output; 0 for the paper's models
     prompt_length: int = 0
+    # a question's chat template: the system turn's tokens at the prompt's start (a figure may
+    # fold them into one column); 0 where there is none
+    system_length: int = 0
 
     @property
     def kinds(self) -> tuple[str, ...]:

@@ -50,6 +50,7 @@ VIEWS = {
 VIEW = UrlKey("view")
 STRETCH = UrlKey("stretch", parse_bool)
 HIDE_SPECIAL = UrlKey("hide_special", parse_bool)
+SHOW_SYSTEM = UrlKey("show_system", parse_bool)
 QUERY = UrlKey("query", int)  # a position, not a word: tokens repeat ("the … the")
 KEY_TOKEN = UrlKey("key_token", int)
 HEADS = counted_list("heads")
@@ -151,6 +152,8 @@ def render(ctx: state.ViewContext) -> None:
     controls.seed_head(controls.HEAD, trace.n_heads, mean=True)
     STRETCH.seed(False)
     HIDE_SPECIAL.seed(False)
+    if trace.system_length:  # a question to a chat model
+        SHOW_SYSTEM.seed(False)
     view = st.radio(
         "View",
         views,
@@ -257,10 +260,27 @@ def _hidden_tokens(ctx: state.ViewContext, kind: str) -> frozenset[str]:
     return frozenset(specials) if hide else frozenset()
 
 
+def _fold_system(ctx: state.ViewContext) -> bool:
+    """Whether to fold a chat prompt's system turn into one column (issue 66, item 5: ~20 rows
+    of "You are a helpful AI assistant …" filled the top of every figure, the answer's rows at
+    the bottom). Folded unless the reader shows it."""
+    n = ctx.trace.system_length
+    if not n:
+        return False
+    show = st.toggle(
+        f"Show the system prompt ({n} tokens before the question)",
+        key=SHOW_SYSTEM.name,
+        help="The chat template's system line and its markers. Folded, they are one column "
+        "holding the weight each row puts on all of them together, and their rows are left out.",
+    )
+    return not show
+
+
 def _draw_heatmap(ctx: state.ViewContext) -> None:
     kind, layer, head = controls.head_row(ctx.trace, head_choice="one_or_mean")
     stretch = _stretch_control(ctx)
     hidden = _hidden_tokens(ctx, kind)
+    fold = _fold_system(ctx)
     one_head = None if head == HEAD_MEAN else head
     reference = state.get_reference(ctx.name, ctx.text)
     marks = coreference_cells(ctx.trace, kind, reference)
@@ -275,6 +295,7 @@ def _draw_heatmap(ctx: state.ViewContext) -> None:
         hidden,
         marks,
         max_width=round(state.main_width_px(ctx.presentation) * FIGURE_SHARE),
+        fold_system=fold,
     )
     name = f"{ctx.name}-{kind}-layer{layer + 1}-" + (
         "mean" if one_head is None else f"head{head + 1}"

@@ -53,13 +53,29 @@ def head_weights(trace: Trace, kind: str, layer: int, head: int | None) -> np.nd
     return weights.mean(axis=0) if head is None else weights[head]
 
 
-def with_mask(kind: str, weights: np.ndarray) -> np.ndarray:
-    """Weights to draw: the future a causal mask hides becomes NaN (a gap), not 0."""
+def with_mask(kind: str, weights: np.ndarray, folded: bool = False) -> np.ndarray:
+    """Weights to draw: the future a causal mask hides becomes NaN (a gap), not 0. With the
+    prompt's start `folded` into a first column (`fold_prefix`), row i's future starts one
+    column later."""
     shown = np.array(weights, dtype=np.float32)  # float32 keeps figures compact
     if kind == "decoder_self":
-        rows, cols = np.triu_indices(shown.shape[-2], k=1, m=shown.shape[-1])
+        rows, cols = np.triu_indices(shown.shape[-2], k=2 if folded else 1, m=shown.shape[-1])
         shown[..., rows, cols] = np.nan
     return shown
+
+
+def system_label(n: int) -> str:
+    """The column a folded system turn becomes."""
+    return f"[system prompt: {n} tokens]"
+
+
+def fold_prefix(queries, keys, weights: np.ndarray, n: int):
+    """The first `n` positions of a causal self-attention (a chat template's system turn) as one
+    key column holding their summed weight, and their rows left out: every weight shown is
+    still exact, and each row still sums to 1 (every row after them may read all of them)."""
+    w = np.asarray(weights, dtype=np.float64)
+    folded = np.concatenate([w[..., n:, :n].sum(axis=-1, keepdims=True), w[..., n:, n:]], axis=-1)
+    return tuple(queries[n:]), (system_label(n), *keys[n:]), folded
 
 
 def token_categories(tokens) -> list[str]:
@@ -190,6 +206,7 @@ def heatmap(
     hidden: Collection[str] = (),
     marks: Collection[tuple[int, int]] = (),
     max_width: int | None = None,
+    fold_system: bool = False,
 ) -> go.Figure:
     """Queries down, keys across. Causally masked cells are left empty (grey), not drawn as 0.
 
@@ -200,19 +217,28 @@ def heatmap(
     The colour scale is fixed to 0..1 so heads can be compared; `stretch` maps 0..max instead.
     Tokens in `hidden` (e.g. [CLS], [SEP]) are left out and the rows renormalised, as the title says.
     `marks` (query, key) cells are outlined in red: the gold antecedent of a pronoun.
+    `fold_system` draws a chat prompt's system turn (`trace.system_length` tokens) as one key
+    column of its summed weight, without its rows (`fold_prefix`).
     """
     queries, keys = trace.axis_tokens(kind)
-    kept_q = [i for i, t in enumerate(queries) if t not in set(hidden)]
-    kept_k = [j for j, t in enumerate(keys) if t not in set(hidden)]
-    if not kept_q or not kept_k:  # nothing but hidden tokens: `without_tokens` keeps them all
-        kept_q, kept_k = list(range(len(queries))), list(range(len(keys)))
     weights = head_weights(trace, kind, layer, head)
     title = head_title(kind, layer, head, run_label)
+    folded = trace.system_length if fold_system and kind == "decoder_self" else 0
+    positions = list(range(len(queries)))  # each row's position in the run
+    if folded:
+        queries, keys, weights = fold_prefix(queries, keys, weights, folded)
+        positions = positions[folded:]
+        marks = ()
+        title += " · system prompt folded into one column"
+    kept_q = [positions[i] for i, t in enumerate(queries) if t not in set(hidden)]
+    kept_k = [j for j, t in enumerate(keys) if t not in set(hidden)]
+    if not kept_q or not kept_k:  # nothing but hidden tokens: `without_tokens` keeps them all
+        kept_q, kept_k = positions, list(range(len(keys)))
     present = sorted({t for t in queries + keys if t in set(hidden)})
     if present:
         queries, keys, weights = without_tokens(queries, keys, weights, set(present))
         title += f" · {', '.join(safe(t) for t in present)} hidden, rows renormalised"
-    shown = with_mask(kind, weights)
+    shown = with_mask(kind, weights, folded=bool(folded))
     decoder_rows = has_decoder_rows(trace, kind)
     names = row_names(trace, kind)
     q_labels = token_categories([names[i] for i in kept_q] if decoder_rows else queries)

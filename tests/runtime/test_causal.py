@@ -86,6 +86,18 @@ def test_a_lower_limit_writes_fewer_tokens_and_leaves_the_prompt_more_room(loade
     assert len(cut.output_ids) == 3
 
 
+def test_a_questions_system_turn_is_counted_and_a_continuation_has_none(loaded):
+    """SmolLM2's template writes "<|im_start|>system↵You are a helpful AI assistant named
+    SmolLM, trained by Hugging Face<|im_end|>↵" before the user's turn: 21 tokens, counted by
+    hand from its tokens, the user's turn starting at the 22nd."""
+    trace = run(loaded, "What is the capital of France?")
+    tokens = trace.target_tokens
+    assert trace.system_length == 21
+    assert tokens[:3] == ("<|im_start|>", "system", "↵") and tokens[19:21] == ("<|im_end|>", "↵")
+    assert tokens[21:23] == ("<|im_start|>", "user")
+    assert run(loaded, "The cat sat on the mat", max_new_tokens=2).system_length == 0
+
+
 def test_a_longer_answer_than_the_window_holds_stops_at_the_window_and_says_so(loaded):
     """Asked for 96 tokens, a long prompt is still cut at the window less the page's 32 (a
     long answer does not eat the prompt), and the answer stops where the window ends."""

@@ -116,6 +116,25 @@ def test_a_deployments_lower_limit_reaches_the_page(monkeypatch):
 LONG_QUESTION = "Why is the sky blue?"
 
 
+def _heatmap_axes(at: AppTest) -> tuple[list[str], list[str]]:
+    """The Attention tab's heatmap: its key labels and its row labels, as shown."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    shown = [[s.replace("\u200b", "").replace("\u2060", "") for s in spec["data"][0][axis]]
+             for axis in ("x", "y")]  # fmt: skip
+    return shown[0], shown[1]
+
+
+def test_the_system_prompt_is_one_folded_column_until_the_reader_shows_it():
+    """Issue 66, item 5: ~20 rows of the template's system line filled the top of every figure."""
+    keys, rows = _heatmap_axes(_app("Attention"))
+    assert keys[0] == "[system prompt: 21 tokens]"
+    assert not any("helpful" in row for row in rows) and " helpful" not in keys
+    assert any("Paris" in row for row in rows)
+    keys, rows = _heatmap_axes(_app("Attention", show_system="1"))
+    assert " helpful" in keys and "[system prompt: 21 tokens]" not in keys
+    assert len(keys) == len(rows) and any("helpful" in row for row in rows)
+
+
 def test_a_longer_answer_can_be_asked_for_and_a_shorter_one_stops_where_asked():
     """Issue 66, item 5: answers stopped at 32 tokens mid-sentence with no way to read on."""
     short = _written(_app("Model", LONG_QUESTION))

@@ -52,6 +52,7 @@ TODAY_KEYS = {
     "attr_layer", "attr_head", "attr_steps", "attr_text", "attr_word",
     "atlas_corpus", "atlas_view", "atlas_kind", "atlas_layer", "atlas_head", "atlas_stat",
     "atlas_colour", "atlas_projection", "atlas_token",
+    "answer", "show_system",
 }  # fmt: skip
 
 
@@ -165,7 +166,14 @@ SCREENS = [
         "Positional encoding",
         {},
         {"rope_layer": "6", "rope_head": "3", "rope_query": "3", "rope_key": "1"}
-        | {"pos_n": "40", "pos_d": "32", "pos_k": "4", "pos_first": "shift"},
+        | {"pos_n": "40", "pos_d": "32", "pos_k": "4", "pos_first": "shift", "answer": "16"},
+    ),
+    (
+        # a question: its chat template's system turn, folded unless shown (issue 66, item 5)
+        "smollm2-135m",
+        "Attention",
+        {"view": "heatmap", "kind": "decoder_self", "text": "What is the capital of France?"},
+        {"layer": "2", "head": "3", "answer": "8", "show_system": "1"} | ATTENTION_KEYS,
     ),
     (
         ENCODER_DECODER,

@@ -578,3 +578,27 @@ def test_strongest_links_are_the_largest_weights_in_reading_order_among_ties(tra
             for q, k in zip(*np.unravel_index(order, head.shape))
         ]
         assert strongest_links(tested, kind, 0, 0) == expected
+
+
+def test_a_folded_system_turn_is_one_column_of_its_summed_weight_without_its_rows(trace):
+    """Issue 66, item 5: a chat prompt's system turn folded (here the first 3 decoder tokens of
+    the untrained model's run stand for it). Expected values from the Trace's own array."""
+    n = 3
+    chat = dataclasses.replace(trace, system_length=n)
+    fig = heatmap(chat, "decoder_self", 1, 2, fold_system=True)
+    weights = np.asarray(trace.attention["decoder_self"][1, 2], dtype=np.float64)
+    z = np.asarray(fig.data[0].z, dtype=np.float64)
+    rows = len(trace.target_tokens) - n
+    assert z.shape == (rows, rows + 1)
+    assert _visible(fig.data[0].x)[0] == "[system prompt: 3 tokens]"
+    assert _visible(fig.data[0].x)[1:] == [html.escape(t) for t in trace.target_tokens[n:]]
+    np.testing.assert_allclose(z[:, 0], weights[n:, :n].sum(axis=1), atol=1e-6)
+    for i in range(rows):  # row i is position n + i: it reads keys up to n + i, no further
+        seen = z[i, 1 : i + 2]
+        np.testing.assert_allclose(seen, weights[n + i, n : n + i + 1], atol=1e-6)
+        assert np.isnan(z[i, i + 2 :]).all()
+        assert np.nansum(z[i]) == pytest.approx(1.0, abs=1e-5)
+    assert "system prompt folded" in fig.layout.title.text
+    # shown (the default), nothing is folded
+    whole = heatmap(chat, "decoder_self", 1, 2)
+    assert np.asarray(whole.data[0].z).shape == (rows + n, rows + n)
