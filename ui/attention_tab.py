@@ -147,9 +147,10 @@ def render(ctx: state.ViewContext) -> None:
     views = available_views(kinds)
     VIEW.seed("heatmap", valid=lambda v: v in views)
     # Kept in the URL for the views that do not draw them (the overview has no layer).
-    controls.seed_kind(controls.KIND, kinds)
-    controls.seed_layer(controls.LAYER, trace.n_layers)
-    controls.seed_head(controls.HEAD, trace.n_heads, mean=True)
+    first_kind, first_layer, first_head = controls.opening_head(ctx.loaded) or (kinds[0], 0, 0)
+    controls.seed_kind(controls.KIND, kinds, first_kind)
+    controls.seed_layer(controls.LAYER, trace.n_layers, first_layer)
+    controls.seed_head(controls.HEAD, trace.n_heads, mean=True, default=first_head)
     STRETCH.seed(False)
     HIDE_SPECIAL.seed(False)
     if trace.system_length:  # a question to a chat model
@@ -184,16 +185,11 @@ def render(ctx: state.ViewContext) -> None:
                     words.after(st, note)
 
 
-# Above this best alignment error rate over the held-out set, no cross-attention head aligns:
-# uniform rows score about 0.9 on corpus v2's sentences.
-FLAT_AER = 0.5
-
-
 def flat_cross_attention_note(loaded) -> str | None:
     """What a reader must know before looking for alignment in this model's cross-attention:
     where even its best head does not align over the held-out set, that it does not, and why."""
     best = held_out_best_head(loaded)
-    if best is None or best.aer <= FLAT_AER:
+    if best is None or best.aer <= controls.FLAT_AER:
         return None
     return (
         f"This model's cross-attention does not align: every head is near uniform, the best "
@@ -277,10 +273,15 @@ def _fold_system(ctx: state.ViewContext) -> bool:
 
 
 def _draw_heatmap(ctx: state.ViewContext) -> None:
-    kind, layer, head = controls.head_row(ctx.trace, head_choice="one_or_mean")
+    kind, layer, head = controls.head_row(
+        ctx.trace, head_choice="one_or_mean", opening=controls.opening_head(ctx.loaded)
+    )
     stretch = _stretch_control(ctx)
     hidden = _hidden_tokens(ctx, kind)
     fold = _fold_system(ctx)
+    why = controls.why_this_head(ctx.loaded)
+    if why and (kind, layer, head) == controls.opening_head(ctx.loaded):
+        st.markdown(why)
     one_head = None if head == HEAD_MEAN else head
     reference = state.get_reference(ctx.name, ctx.text)
     marks = coreference_cells(ctx.trace, kind, reference)
@@ -363,7 +364,9 @@ def _csv_layers(ctx: state.ViewContext, kind: str):
 def _draw_overview(ctx: state.ViewContext) -> None:
     trace = ctx.trace
     # Every layer is drawn: a layer slider here would choose nothing, so there is none.
-    kind, _, _ = controls.head_row(ctx.trace, head_choice="none", layer_choice=False)
+    kind, _, _ = controls.head_row(
+        ctx.trace, head_choice="none", layer_choice=False, opening=controls.opening_head(ctx.loaded)
+    )
     stretch = _stretch_control(ctx)
     fig = overview(trace, kind, stretch, ctx.presentation)
     name = f"{ctx.name}-{kind}-all-heads"
@@ -391,7 +394,9 @@ def _draw_overview(ctx: state.ViewContext) -> None:
 def _draw_find(ctx: state.ViewContext) -> None:
     """Every head ranked by the weight from one query token to one key token."""
     trace = ctx.trace
-    kind, _, _ = controls.head_row(ctx.trace, head_choice="none", layer_choice=False)
+    kind, _, _ = controls.head_row(
+        ctx.trace, head_choice="none", layer_choice=False, opening=controls.opening_head(ctx.loaded)
+    )
     queries, keys = trace.axis_tokens(kind)
     names = row_names(trace, kind)
     QUERY.seed(0, valid=lambda q: 0 <= q < len(queries))
@@ -461,7 +466,9 @@ def _focus_options(trace, kind: str) -> list[str]:
 
 def _draw_links(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    kind, layer, _ = controls.head_row(ctx.trace, head_choice="none")
+    kind, layer, _ = controls.head_row(
+        ctx.trace, head_choice="none", opening=controls.opening_head(ctx.loaded)
+    )
     all_heads = list(range(trace.n_heads))
     HEADS.seed(all_heads, valid=lambda hs: all(0 <= h < trace.n_heads for h in hs))
     focus_options = _focus_options(trace, kind)
@@ -511,7 +518,9 @@ def _draw_links(ctx: state.ViewContext) -> None:
 
 def _draw_breakdown(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    kind, layer, head = controls.head_row(ctx.trace, head_choice="one")
+    kind, layer, head = controls.head_row(
+        ctx.trace, head_choice="one", opening=controls.opening_head(ctx.loaded)
+    )
     queries, _ = trace.axis_tokens(kind)
     QUERY.seed(0, valid=lambda q: 0 <= q < len(queries))
     query = st.selectbox(
@@ -542,7 +551,9 @@ def _draw_breakdown(ctx: state.ViewContext) -> None:
 
 def _draw_decoding(ctx: state.ViewContext) -> None:
     trace = ctx.trace
-    _, layer, _ = controls.head_row(ctx.trace, ["cross"], head_choice="none")
+    _, layer, _ = controls.head_row(
+        ctx.trace, ["cross"], head_choice="none", opening=controls.opening_head(ctx.loaded)
+    )
     steps = trace.steps
     STEP.seed(0, valid=lambda s: 0 <= s < len(steps))
     step = st.select_slider(

@@ -63,7 +63,9 @@ def render(ctx: state.ViewContext) -> None:
     # B's own control on a row above the shared head controls: beside them, it left the kind
     # select box too narrow for "encoder-decoder (cross) attention" at 1280 px.
     runs = _second_run(ctx, mode)
-    kind, layer, head = controls.head_row(ctx.trace, head_choice="one_or_mean")
+    kind, layer, head = controls.head_row(
+        ctx.trace, head_choice="one_or_mean", opening=controls.opening_head(ctx.loaded)
+    )
     if runs is not None:
         _draw(ctx, runs, kind, layer, None if head == HEAD_MEAN else head)
 

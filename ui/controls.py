@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from runtime.loaded import LoadedModel, held_out_best_head, supervised_head
 from viz.attention import head_label
 from viz.style import KIND_LABELS
 
@@ -40,20 +41,56 @@ def head_choice_text(value: int) -> str:
 HEAD = UrlKey("head", parse_head_choice, text=head_choice_text)
 
 
-def seed_kind(key: UrlKey, kinds: list[str]) -> None:
-    key.seed(kinds[0], valid=lambda v: v in kinds)
+# Above this best alignment error rate over the held-out set, no cross-attention head aligns:
+# uniform rows score about 0.9 on corpus v2's sentences.
+FLAT_AER = 0.5
+
+Head = tuple[str, int, int]  # an attention kind, a layer and a head (0-based)
+
+
+def opening_head(loaded: LoadedModel) -> Head | None:
+    """The head the Attention and Compare tabs open on where a model has one worth opening on:
+    a translator's cross-attention head that lines German up with English, the picture the
+    paper is famous for (issue 66, item 4: it was three actions away). None: the first kind's
+    layer 1, head 1."""
+    best = held_out_best_head(loaded)
+    if best is None or best.aer > FLAT_AER:
+        return None
+    return ("cross", best.layer, best.head)
+
+
+def why_this_head(loaded: LoadedModel) -> str | None:
+    """One line above the opening head's figure: what it shows and why this one."""
+    best = held_out_best_head(loaded)
+    if opening_head(loaded) is None or best is None:
+        return None
+    said = (
+        f"**Why this head:** in cross-attention, layer {best.layer + 1}, head {best.head + 1}, "
+        "each German word (row) looks at the English words (columns) it translates: over "
+        f"{best.sentences} held-out sentences its strongest links match the word alignment a "
+        f"person would draw best of all heads (AER {best.aer:.3f}; 0 = every link right)."
+    )
+    if supervised_head(loaded) == (best.layer, best.head):
+        said += " Training pulled it towards that alignment; the Model tab compares the others."
+    return said
+
+
+def seed_kind(key: UrlKey, kinds: list[str], default: str | None = None) -> None:
+    key.seed(default if default in kinds else kinds[0], valid=lambda v: v in kinds)
 
 
 def seed_layer(key: UrlKey, n_layers: int, default: int = 0) -> None:
     key.seed(default, valid=lambda v: 0 <= v < n_layers)
 
 
-def seed_head(key: UrlKey, n_heads: int, mean: bool = False) -> None:
-    key.seed(0, valid=lambda v: (mean and v == HEAD_MEAN) or 0 <= v < n_heads)
+def seed_head(key: UrlKey, n_heads: int, mean: bool = False, default: int = 0) -> None:
+    key.seed(default, valid=lambda v: (mean and v == HEAD_MEAN) or 0 <= v < n_heads)
 
 
-def kind_selector(where, key: UrlKey, kinds: list[str], label: str = "Attention kind") -> str:
-    seed_kind(key, kinds)
+def kind_selector(
+    where, key: UrlKey, kinds: list[str], label: str = "Attention kind", default: str | None = None
+) -> str:
+    seed_kind(key, kinds, default)
     return where.selectbox(label, kinds, format_func=KIND_LABELS.get, key=key.name)
 
 
@@ -67,10 +104,10 @@ def layer_selector(
     )
 
 
-def head_selector(where, key: UrlKey, n_heads: int, mean: bool = False) -> int:
+def head_selector(where, key: UrlKey, n_heads: int, mean: bool = False, default: int = 0) -> int:
     """A select box of the heads, shown from 1; with `mean`, HEAD_MEAN first. A view that
     needs one head (mean=False) turns a mean chosen elsewhere into head 1."""
-    seed_head(key, n_heads, mean)
+    seed_head(key, n_heads, mean, default)
     options = ([HEAD_MEAN] if mean else []) + list(range(n_heads))
     return where.selectbox(
         "Head",
@@ -86,12 +123,14 @@ def head_row(
     head_choice: str = "one",
     layer_choice: bool = True,
     keys: tuple[UrlKey, UrlKey, UrlKey] = (KIND, LAYER, HEAD),
+    opening: Head | None = None,
 ):
     """A row of kind, layer and head selectors over `keys` (by default the KIND, LAYER and HEAD
     the Attention and Compare tabs share). `kinds` are the kinds offered (the trace's by
     default); with one, it is chosen without a selector. head_choice is "one", "one_or_mean" or
     "none". Views of every layer at once have no layer choice (layer_choice=False): the layer
-    is then None."""
+    is then None. `opening` is what the selectors hold until the reader or a link chooses
+    (`opening_head`); else the first kind's layer 1, head 1."""
     kind_key, layer_key, head_key = keys
     kinds = list(trace.kinds) if kinds is None else kinds
     shown = [len(kinds) > 1, layer_choice, head_choice != "none"]
@@ -99,14 +138,19 @@ def head_row(
     widths = [width for width, on in zip(HEAD_ROW_COLUMNS, shown) if on]
     spare = sum(HEAD_ROW_COLUMNS) - sum(widths)
     columns = iter(st.columns(widths + [spare] if spare else widths))
+    first_kind, first_layer, first_head = opening or (kinds[0], 0, 0)
     kind, layer, head = kinds[0], None, None
     if shown[0]:
-        kind = kind_selector(next(columns), kind_key, kinds)
+        kind = kind_selector(next(columns), kind_key, kinds, default=first_kind)
     if shown[1]:
-        layer = layer_selector(next(columns), layer_key, trace.n_layers)
+        layer = layer_selector(next(columns), layer_key, trace.n_layers, default=first_layer)
     if shown[2]:
         head = head_selector(
-            next(columns), head_key, trace.n_heads, mean=head_choice == "one_or_mean"
+            next(columns),
+            head_key,
+            trace.n_heads,
+            mean=head_choice == "one_or_mean",
+            default=first_head,
         )
     return kind, layer, head
 

@@ -322,3 +322,33 @@ def test_the_shipped_translators_cross_attention_names_the_head_trained_to_align
         other.query_params[key] = value
     other.run()
     assert not [c.value for c in other.caption if "trained to align" in c.value]
+
+
+@pytest.mark.skipif(not EN_DE_WEIGHTS.exists(), reason="the trained en-de model is not there")
+def test_the_translator_opens_on_its_aligned_cross_attention_head_and_says_why():
+    """Issue 66, item 4: the picture the paper is famous for, cross-attention lining German up
+    with English, was three actions away. The shipped translator's aligned head is layer 5,
+    head 1 (AER 0.097 over 500 held-out sentences, its sidecar; README)."""
+    at = _app(model="en-de")  # no kind, layer or head in the link: what a newcomer opens
+    assert not at.exception
+    title = _figures(at)[0]["layout"]["title"]["text"]
+    assert title.startswith(KIND_LABELS["cross"]) and "layer 5, head 1" in title
+    (why,) = [m.value for m in at.markdown if m.value.startswith("**Why this head:**")]
+    assert "layer 5, head 1" in why and "AER 0.097" in why and "500 held-out" in why
+    # the opening view is the default: a link to it stays short, and another view is written
+    assert not {"kind", "layer", "head"} & set(at.query_params)
+    at.selectbox(key="kind").set_value("encoder_self").run()
+    assert at.query_params["kind"] == "encoder_self"
+    assert not [m for m in at.markdown if m.value.startswith("**Why this head:**")]
+    at.selectbox(key="kind").set_value("cross").run()
+    at.selectbox(key="head").set_value(2).run()  # another head: no reason to give for it
+    assert not [m for m in at.markdown if m.value.startswith("**Why this head:**")]
+
+
+@pytest.mark.parametrize("model", ["paper-untrained", "minilm-l6"])
+def test_a_model_with_no_aligned_head_opens_on_its_first_kind_layer_1_head_1(model):
+    at = _app(model=model)
+    assert not at.exception
+    title = _figures(at)[0]["layout"]["title"]["text"]
+    assert title.startswith(KIND_LABELS["encoder_self"]) and "layer 1, head 1" in title
+    assert not [m for m in at.markdown if m.value.startswith("**Why this head:**")]
