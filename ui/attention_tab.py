@@ -279,7 +279,7 @@ def _draw_heatmap(ctx: state.ViewContext) -> None:
     stretch = _stretch_control(ctx)
     hidden = _hidden_tokens(ctx, kind)
     fold = _fold_system(ctx)
-    why = controls.why_this_head(ctx.loaded)
+    why = controls.why_this_head(ctx.loaded, ctx.presentation)
     if why and (kind, layer, head) == controls.opening_head(ctx.loaded):
         st.markdown(why)
     one_head = None if head == HEAD_MEAN else head

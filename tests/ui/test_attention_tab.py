@@ -343,6 +343,10 @@ def test_the_translator_opens_on_its_aligned_cross_attention_head_and_says_why()
     at.selectbox(key="kind").set_value("cross").run()
     at.selectbox(key="head").set_value(2).run()  # another head: no reason to give for it
     assert not [m for m in at.markdown if m.value.startswith("**Why this head:**")]
+    # on a lecture screen, the short of it
+    at = _app(model="en-de", present="1")
+    (short,) = [m.value for m in at.markdown if m.value.startswith("**Why this head:**")]
+    assert "AER 0.097" in short and len(short) < len(why) * 0.6
 
 
 @pytest.mark.parametrize("model", ["paper-untrained", "minilm-l6"])
