@@ -167,6 +167,10 @@ def render(ctx: state.ViewContext) -> None:
     with figure_column:
         _DRAW[view](ctx)
     with text_column:
+        shown = (controls.KIND.current(), controls.LAYER.current(), controls.HEAD.current())
+        why = controls.why_this_head(ctx.loaded, ctx.presentation)
+        if why and view == "heatmap" and shown == controls.opening_head(ctx.loaded):
+            st.markdown(why)  # issue 66, item 4: the head the translator opens on, and why
         st.markdown((SHORT_EXPLANATIONS if ctx.presentation else EXPLANATIONS)[view])
         if controls.KIND.current() != "encoder_self" and view in (
             "heatmap",
@@ -201,10 +205,15 @@ def flat_cross_attention_note(loaded) -> str | None:
     )
 
 
-def _stretch_control(ctx: state.ViewContext) -> bool:
+def _stretch_control(ctx: state.ViewContext, where) -> bool:
     if ctx.presentation:  # a secondary control: kept as the URL set it, not shown
         return bool(STRETCH.current())
-    return st.toggle("Stretch colours to this figure's largest weight", key=STRETCH.name)
+    return where.toggle(
+        "Stretch colours",
+        key=STRETCH.name,
+        help="Colours from 0 to this figure's largest weight instead of 0 to 1, to see faint "
+        "patterns.",
+    )
 
 
 def _chart(
@@ -243,28 +252,30 @@ def _downloads(ctx: state.ViewContext, file_name: str, kind: str, layers, heads)
     )
 
 
-def _hidden_tokens(ctx: state.ViewContext, kind: str) -> frozenset[str]:
+def _hidden_tokens(ctx: state.ViewContext, kind: str, where) -> frozenset[str]:
     """The special tokens to leave out of the heatmap, when the user switches them off."""
     queries, keys = ctx.trace.axis_tokens(kind)
     specials = sorted(ctx.loaded.special_tokens & set(queries + keys))
     if not specials:
         return frozenset()
-    hide = st.toggle(
-        f"Hide {', '.join(specials)} (the other weights of each row are renormalised)",
+    hide = where.toggle(
+        f"Hide {', '.join(specials)}",
         key=HIDE_SPECIAL.name,
+        help="Leave these tokens out of the figure; the other weights of each row are "
+        "renormalised to sum to 1 (the title says so).",
     )
     return frozenset(specials) if hide else frozenset()
 
 
-def _fold_system(ctx: state.ViewContext) -> bool:
+def _fold_system(ctx: state.ViewContext, where) -> bool:
     """Whether to fold a chat prompt's system turn into one column (issue 66, item 5: ~20 rows
     of "You are a helpful AI assistant …" filled the top of every figure, the answer's rows at
     the bottom). Folded unless the reader shows it."""
     n = ctx.trace.system_length
     if not n:
         return False
-    show = st.toggle(
-        f"Show the system prompt ({n} tokens before the question)",
+    show = where.toggle(
+        f"Show the system prompt ({n} tokens)",
         key=SHOW_SYSTEM.name,
         help="The chat template's system line and its markers. Folded, they are one column "
         "holding the weight each row puts on all of them together, and their rows are left out.",
@@ -276,12 +287,13 @@ def _draw_heatmap(ctx: state.ViewContext) -> None:
     kind, layer, head = controls.head_row(
         ctx.trace, head_choice="one_or_mean", opening=controls.opening_head(ctx.loaded)
     )
-    stretch = _stretch_control(ctx)
-    hidden = _hidden_tokens(ctx, kind)
-    fold = _fold_system(ctx)
-    why = controls.why_this_head(ctx.loaded, ctx.presentation)
-    if why and (kind, layer, head) == controls.opening_head(ctx.loaded):
-        st.markdown(why)
+    # The figure first, its toggles in one row under it (read before it is drawn): above it they
+    # pushed the opening heatmap's last rows off a laptop's first screen.
+    figure_slot = st.container()
+    toggles = st.container(horizontal=True, wrap=True, gap="medium")
+    stretch = _stretch_control(ctx, toggles)
+    hidden = _hidden_tokens(ctx, kind, toggles)
+    fold = _fold_system(ctx, toggles)
     one_head = None if head == HEAD_MEAN else head
     reference = state.get_reference(ctx.name, ctx.text)
     marks = coreference_cells(ctx.trace, kind, reference)
@@ -301,7 +313,8 @@ def _draw_heatmap(ctx: state.ViewContext) -> None:
     name = f"{ctx.name}-{kind}-layer{layer + 1}-" + (
         "mean" if one_head is None else f"head{head + 1}"
     )
-    _chart(ctx, fig, "attention_heatmap", name, top_tokens=ctx.trace.axis_tokens(kind)[1])
+    with figure_slot:
+        _chart(ctx, fig, "attention_heatmap", name, top_tokens=ctx.trace.axis_tokens(kind)[1])
     if kind == "decoder_self":
         st.caption(MASKED_EXPLANATION)
     if marks:
@@ -367,7 +380,7 @@ def _draw_overview(ctx: state.ViewContext) -> None:
     kind, _, _ = controls.head_row(
         ctx.trace, head_choice="none", layer_choice=False, opening=controls.opening_head(ctx.loaded)
     )
-    stretch = _stretch_control(ctx)
+    stretch = _stretch_control(ctx, st)
     fig = overview(trace, kind, stretch, ctx.presentation)
     name = f"{ctx.name}-{kind}-all-heads"
     # The "head 1" … ticks run along the top, under the title: fit_title leaves room for them.

@@ -60,21 +60,21 @@ def opening_head(loaded: LoadedModel) -> Head | None:
 
 
 def why_this_head(loaded: LoadedModel, presentation: bool = False) -> str | None:
-    """One line above the opening head's figure: what it shows and why this one (on a lecture
-    screen the short of it, so the figure keeps the first screen's room)."""
+    """What the opening head's figure shows and why this head, at the top of the explanation
+    beside it (above the figure it pushed the figure's last rows off the first screen, at
+    1280×800 and on a lecture screen); on a lecture screen the short of it."""
     best = held_out_best_head(loaded)
     if opening_head(loaded) is None or best is None:
         return None
-    if presentation:
-        return (
-            "**Why this head:** it lines each German word (row) up with the English it "
-            f"translates, best of all heads (AER {best.aer:.3f}; 0 = every link right)."
-        )
     said = (
-        f"**Why this head:** in cross-attention, layer {best.layer + 1}, head {best.head + 1}, "
-        "each German word (row) looks at the English words (columns) it translates: over "
-        f"{best.sentences} held-out sentences its strongest links match the word alignment a "
-        f"person would draw best of all heads (AER {best.aer:.3f}; 0 = every link right)."
+        f"**Why this head:** it lines each German word (row) up with the English it translates "
+        f"(AER {best.aer:.3f}; 0 = every link right)"
+    )
+    if presentation:
+        return said + "."
+    said += (
+        f", the best of all heads over {best.sentences} held-out sentences: its strongest "
+        "links match the word alignment a person would draw."
     )
     if supervised_head(loaded) == (best.layer, best.head):
         said += " Training pulled it towards that alignment; the Model tab compares the others."

@@ -50,15 +50,20 @@ def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool
     if sure is None:
         return
     token, lowest = sure.lowest
-    line.caption(
-        f"confidence **{sure.sentence:.0%}**",
-        help=f"The geometric mean of the probability the model gave each token it wrote; the "
-        f"lowest: “{token}”, {lowest:.0%}. Below {LOW_CONFIDENCE:.0%} the output is probably wrong.",
+    # A button on the output's line that opens the bars of each token: no height of its own,
+    # where a switch beside it took a line of the laptop's first screen.
+    bars = line.popover(f"confidence {sure.sentence:.0%}", type="tertiary")
+    bars.caption(
+        f"The geometric mean of the probability the model gave each token it wrote; the "
+        f"lowest: “{escape_markdown(token)}”, {lowest:.0%}. Below {LOW_CONFIDENCE:.0%} the "
+        "output is probably wrong."
     )
-    # drawn on demand: a figure above the tabs on every page would push the views down
-    bars = line.toggle("Bars per token", key="output_confidence_bars")
-    if bars:
-        state.plot(decoding.confidence_figure(sure, presentation), key="output_confidence")
+    state.plot(
+        decoding.confidence_figure(sure, presentation),
+        bars,
+        title_chars=state.HALF_PAGE_TITLE_CHARS,
+        key="output_confidence",
+    )
 
 
 def _verdict(loaded: LoadedModel, trace: Trace, text: str, line) -> None:

@@ -334,7 +334,7 @@ def test_the_translator_opens_on_its_aligned_cross_attention_head_and_says_why()
     title = _figures(at)[0]["layout"]["title"]["text"]
     assert title.startswith(KIND_LABELS["cross"]) and "layer 5, head 1" in title
     (why,) = [m.value for m in at.markdown if m.value.startswith("**Why this head:**")]
-    assert "layer 5, head 1" in why and "AER 0.097" in why and "500 held-out" in why
+    assert "German word" in why and "AER 0.097" in why and "500 held-out" in why
     # the opening view is the default: a link to it stays short, and another view is written
     assert not {"kind", "layer", "head"} & set(at.query_params)
     at.selectbox(key="kind").set_value("encoder_self").run()

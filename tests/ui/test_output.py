@@ -24,6 +24,12 @@ def badges(page: AppTest) -> list[str]:
     return [m.value for m in page.main.markdown if "-badge[" in m.value]
 
 
+def confidence_labels(page: AppTest) -> list[str]:
+    """The confidence on the output's line: a button that opens the bars of each token."""
+    labels = [p.proto.popover.label for p in page.main.get("popover")]
+    return [label for label in labels if label.startswith("confidence ")]
+
+
 def confidence_charts(page: AppTest) -> list:
     return [chart for chart in page.get("plotly_chart") if chart.key == "output_confidence"]
 
@@ -51,8 +57,7 @@ def test_a_sentence_outside_what_it_learned_gets_a_warning_that_says_why(text, w
     """ "The old man sees the zeppelin." is translated at 81%, above the confidence line, and
     is still a guess for "zeppelin": the warning does not wait for a low confidence."""
     page = page_for(text)
-    captions = [c.value for c in page.main.caption]
-    assert any(c.startswith("confidence **") for c in captions), captions
+    assert len(confidence_labels(page)) == 1
     warnings = [plain(w.value) for w in page.main.warning if "Outside what it learned" in w.value]
     assert len(warnings) == 1 and why in warnings[0], warnings
     assert not badges(page) and not page.main.error
@@ -72,10 +77,10 @@ def test_an_output_other_than_the_grammar_s_german_is_a_warning_showing_that_ger
 def test_a_confident_translation_as_the_grammar_writes_it_gets_its_figure_and_no_warning():
     text = "The small dog sees the old man."
     page = page_for(text)
-    captions = [c.value for c in page.main.caption]
     # the runtime's figure (0.955 on these weights: which way it rounds is the CPU's to say)
     sure = confidence(run(registry.load("en-de", torch.device("cpu")), text))
-    assert sure.sentence > 0.9 and f"confidence **{sure.sentence:.0%}**" in captions, captions
+    assert sure.sentence > 0.9
+    assert confidence_labels(page) == [f"confidence {sure.sentence:.0%}"]
     assert not page.main.warning and not page.main.error
     # a badge on the output's line, with no height of its own: the heatmap keeps its room
     assert badges(page) == [":green-badge[:material/check_circle: As the grammar writes it]"]
@@ -83,9 +88,10 @@ def test_a_confident_translation_as_the_grammar_writes_it_gets_its_figure_and_no
 
 def test_the_bars_of_each_token_are_drawn_when_asked():
     page = page_for("Attention is all you need.")
-    assert not confidence_charts(page)  # nothing above the tabs until asked
-    page.toggle(key="output_confidence_bars").set_value(True).run()
     assert not page.exception
+    # in the popover the confidence on the output's line opens: nothing above the tabs until then
+    (bars,) = [p for p in page.main.get("popover") if p.proto.popover.label.startswith("conf")]
+    assert [c.key for c in bars.get("plotly_chart")] == ["output_confidence"]
     (figure,) = [json.loads(c.proto.spec) for c in confidence_charts(page)]
     (bars,) = figure["data"]
     # the run's own tokens and probabilities, as the runtime gives them for the same text
