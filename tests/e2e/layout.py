@@ -190,3 +190,55 @@ def widget_problems(page) -> tuple[int, list[LayoutProblem]]:
     the tables whose columns are)."""
     found = page.evaluate(WIDGET_PROBE)
     return found["checked"], [LayoutProblem(**p) for p in found["problems"]]
+
+
+# WCAG 2's contrast ratio of every visible caption's text against what it is drawn on (its
+# nearest ancestor with a background, white where none), alpha blended as the browser does:
+# the text's own alpha times every ancestor's opacity (Streamlit fades captions with opacity
+# 0.6, not with their colour).
+CAPTION_PROBE = """() => {
+  const rgba = s => (s.match(/[\\d.]+/g) || []).map(Number).concat([1]).slice(0, 4);
+  const over = (top, under) => top.slice(0, 3).map((c, i) => c * top[3] + under[i] * (1 - top[3]));
+  const lum = c => {
+    const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const background = el => {
+    const layers = [];
+    for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+      const c = rgba(getComputedStyle(node).backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] === 1) break;
+    }
+    return layers.reverse().reduce((under, top) => over(top, under), [255, 255, 255]);
+  };
+  const found = [];
+  for (const caption of document.querySelectorAll('[data-testid="stCaptionContainer"]')) {
+    if (!caption.checkVisibility() || !caption.innerText.trim()) continue;
+    for (const el of [caption, ...caption.querySelectorAll('*')]) {
+      if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+      const bg = background(el);
+      const color = rgba(getComputedStyle(el).color);
+      for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+        color[3] *= Number(getComputedStyle(node).opacity);
+      }
+      const fg = over(color, bg);
+      const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+      found.push({text: el.innerText.slice(0, 60), ratio: (hi + 0.05) / (lo + 0.05)});
+    }
+  }
+  return found;
+}"""
+CAPTION_CONTRAST = 4.5  # WCAG 2 AA for body text
+
+
+def caption_problems(page) -> tuple[int, list[LayoutProblem]]:
+    """(how many caption texts were read, those under WCAG AA contrast): a projector washes
+    out light grey (issue 66, item 3)."""
+    found = page.evaluate(CAPTION_PROBE)
+    low = [
+        LayoutProblem("caption", "low contrast", f["text"], f"{f['ratio']:.2f}:1")
+        for f in found
+        if f["ratio"] < CAPTION_CONTRAST
+    ]
+    return len(found), low

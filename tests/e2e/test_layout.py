@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 import pytest
 
 import harness
-from tests.e2e.layout import settled_layout_problems, widget_problems
+from tests.e2e.layout import caption_problems, settled_layout_problems, widget_problems
 
 
 @dataclass(frozen=True)
@@ -163,9 +163,12 @@ def test_figures_readable(server, pages, screen, page_id, params):
     problems = settled_layout_problems(page, screen.min_font_px)
     checked, cut = widget_problems(page)
     problems += [str(p) for p in cut]
-    # The laptop's sidebar is open, so its model select box is always read: a Streamlit whose
-    # select boxes the probe no longer recognises fails here instead of passing unread.
+    read, faint = caption_problems(page)
+    problems += [str(p) for p in faint]
+    # The laptop's sidebar is open, so its model select box and the model's caption are always
+    # read: a Streamlit whose markup the probes no longer recognise fails here, not unread.
     assert checked > 0 or screen.presentation, "no select box read: has Streamlit's markup changed?"
+    assert read > 0 or screen.presentation, "no caption read: has Streamlit's markup changed?"
     assert not problems, (
         f"{len(problems)} layout problem(s) on {screen.name} · {page_id}:\n" + "\n".join(problems)
     )
