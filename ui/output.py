@@ -11,7 +11,7 @@ from runtime.trace import Trace
 from runtime.verdict import DIFFERS, GRAMMAR, verdict
 from viz import decoding, export
 
-from . import scenes, state, tables
+from . import scenes, state, tables, url
 from .text import escape_markdown, unknown_words_markdown
 
 
@@ -19,6 +19,8 @@ def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = Fa
     """The model's name heads the page (the figures' titles leave it out), then its output."""
     heading = st.container(horizontal=True, vertical_alignment="center")
     heading.markdown("#### " + escape_markdown(loaded.label))
+    if presentation:
+        _type_here(heading, text)
     scenes.gallery(heading)  # on the heading's line: they take no height of their own
     _downloads(heading, trace)
     if trace.output:
@@ -41,6 +43,29 @@ def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = Fa
             st.warning(escape_markdown(notice))  # notices quote typed words
     if export.slide_failure():  # a slide image was asked for and could not be made
         st.warning(escape_markdown(f"The last slide image failed: {export.slide_failure()}"))
+
+
+TYPED_HERE = "typed_here"  # the heading's text box, a copy of the sidebar's (url.TEXT)
+
+
+def _type_here(where, text: str) -> None:
+    """The text box one click away on the heading's line, in presentation mode: the sidebar
+    starts folded away there, and a lecturer had to unfold it to type a student's sentence
+    (issue 66, item 3). It shows the page's text; what is typed in it becomes the page's text."""
+    st.session_state[TYPED_HERE] = text
+    with where.popover("Type a sentence", icon=":material/edit:", type="tertiary"):
+        st.text_area(
+            "Text",
+            key=TYPED_HERE,
+            height=110,
+            max_chars=state.MAX_TEXT_CHARS,
+            on_change=_typed_here,
+            help="Ctrl+Enter runs the model",
+        )
+
+
+def _typed_here() -> None:
+    url.switch(**{url.TEXT.name: str(st.session_state[TYPED_HERE]).strip()})
 
 
 def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool, line) -> None:

@@ -101,3 +101,19 @@ def test_the_bars_of_each_token_are_drawn_when_asked():
     assert bars["x"] == tokens and tokens[-1] == "&lt;/s&gt;"
     np.testing.assert_allclose(bars["y"], [step.probability for step in trace.steps], atol=1e-6)
     assert min(bars["y"]) < 0.5
+
+
+def test_in_presentation_mode_a_sentence_is_typed_on_the_page_not_in_the_folded_sidebar():
+    """Issue 66, item 3: to type a student's sentence the lecturer had to unfold the sidebar."""
+    page = page_for("The small dog sees the old man.")  # presentation mode
+    box = page.text_area(key="typed_here")
+    assert box.value == "The small dog sees the old man."
+    box.set_value("  The old man sees the small dog.\n").run()
+    assert not page.exception
+    assert any("Output: Der alte Mann sieht den kleinen Hund" in m.value for m in page.markdown)
+    assert page.text_area(key="text").value == "The old man sees the small dog."
+    assert page.query_params["text"] == "The old man sees the small dog."
+    assert page.text_area(key="typed_here").value == "The old man sees the small dog."
+    # a laptop's page has the sidebar open: no second box
+    page.toggle(key="present").set_value(False).run()
+    assert not [t for t in page.text_area if t.key == "typed_here"]
