@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from runtime.loaded import LoadedModel, held_out_best_head, supervised_head
+from runtime.loaded import LoadedModel, held_out_best_head, is_language_model, supervised_head
 from viz.attention import head_label
 from viz.style import KIND_LABELS
 
@@ -57,6 +57,14 @@ def opening_head(loaded: LoadedModel) -> Head | None:
     if best is None or best.aer > FLAT_AER:
         return None
     return ("cross", best.layer, best.head)
+
+
+def first_view(loaded: LoadedModel) -> Head:
+    """The kind, layer and head a model's page opens on: `opening_head`, else its first kind's
+    layer 1, head 1 (a language model has decoder self-attention only; the others begin with
+    the encoder's)."""
+    first = "decoder_self" if is_language_model(loaded) else "encoder_self"
+    return opening_head(loaded) or (first, 0, 0)
 
 
 def why_this_head(loaded: LoadedModel, presentation: bool = False) -> str | None:

@@ -45,6 +45,7 @@ def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = Fa
         st.warning(escape_markdown(f"The last slide image failed: {export.slide_failure()}"))
 
 
+BARS = "output_bars"  # the open state of the confidence's popover
 TYPED_HERE = "typed_here"  # the heading's text box, a copy of the sidebar's (url.TEXT)
 
 
@@ -77,18 +78,21 @@ def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool
     token, lowest = sure.lowest
     # A button on the output's line that opens the bars of each token: no height of its own,
     # where a switch beside it took a line of the laptop's first screen.
-    bars = line.popover(f"confidence {sure.sentence:.0%}", type="tertiary")
+    bars = line.popover(
+        f"confidence {sure.sentence:.0%}", type="tertiary", key=BARS, on_change="rerun"
+    )
     bars.caption(
         f"The geometric mean of the probability the model gave each token it wrote; the "
         f"lowest: “{escape_markdown(token)}”, {lowest:.0%}. Below {LOW_CONFIDENCE:.0%} the "
         "output is probably wrong."
     )
-    state.plot(
-        decoding.confidence_figure(sure, presentation),
-        bars,
-        title_chars=state.HALF_PAGE_TITLE_CHARS,
-        key="output_confidence",
-    )
+    if st.session_state.get(BARS):  # drawn only while open: every run of every tab passes here
+        state.plot(
+            decoding.confidence_figure(sure, presentation),
+            bars,
+            title_chars=state.HALF_PAGE_TITLE_CHARS,
+            key="output_confidence",
+        )
 
 
 def _verdict(loaded: LoadedModel, trace: Trace, text: str, line) -> None:

@@ -29,7 +29,7 @@ from viz import export
 from viz.atlas import corpus_statistics
 from viz.style import fit_title
 
-from . import url
+from . import controls, url
 from .trace_cache import TraceCache
 
 
@@ -59,9 +59,21 @@ def default_text(name: str) -> str:
 
 def follow_model() -> None:
     """The model box's callback: a text nobody typed (a model's opening text) becomes the new
-    model's opening text; a typed one stays."""
+    model's opening text, and a head nobody chose (the one the last model opened on) becomes
+    the head the new model opens on; a typed text or a chosen head stays."""
+    new = st.session_state["model"]
+    moved: dict[str, Any] = {}
     if st.session_state.get("text") in {DEFAULT_TEXT, *DEFAULT_TEXTS.values()}:
-        url.switch(text=default_text(st.session_state["model"]))
+        moved["text"] = default_text(new)
+    old = st.query_params.get("model")  # the URL is written at a run's end: the model shown
+    if old in registry.MODELS and old != new:
+        opened = controls.first_view(get_model(old))
+        keys = (controls.KIND.name, controls.LAYER.name, controls.HEAD.name)
+        if tuple(st.session_state.get(k, v) for k, v in zip(keys, opened)) == opened:
+            # The translator opened on cross-attention, layer 5: MiniLM kept layer 5.
+            moved.update(zip(keys, controls.first_view(get_model(new))))
+    if moved:
+        url.switch(**moved)
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…")

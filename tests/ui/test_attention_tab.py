@@ -356,3 +356,20 @@ def test_a_model_with_no_aligned_head_opens_on_its_first_kind_layer_1_head_1(mod
     title = _figures(at)[0]["layout"]["title"]["text"]
     assert title.startswith(KIND_LABELS["encoder_self"]) and "layer 1, head 1" in title
     assert not [m for m in at.markdown if m.value.startswith("**Why this head:**")]
+
+
+@pytest.mark.skipif(not EN_DE_WEIGHTS.exists(), reason="the trained en-de model is not there")
+def test_a_head_nobody_chose_follows_the_model_and_a_chosen_one_stays():
+    """The translator opens on layer 5, head 1 of cross-attention; switched to MiniLM, the page
+    kept layer 5 (found by the browser tour). Left at a model's opening, the view moves to the
+    next model's; chosen by the reader, it stays where the next model has it."""
+    at = _app(model="en-de")
+    at.selectbox(key="model").set_value("minilm-l6").run()
+    assert not at.exception
+    assert "encoder self-attention · layer 1, head 1" in _figures(at)[0]["layout"]["title"]["text"]
+    at.selectbox(key="model").set_value("en-de").run()
+    title = _figures(at)[0]["layout"]["title"]["text"]
+    assert title.startswith(KIND_LABELS["cross"]) and "layer 5, head 1" in title
+    at.selectbox(key="head").set_value(3).run()  # the reader's choice: layer 5, head 4
+    at.selectbox(key="model").set_value("paper-untrained").run()
+    assert "layer 5, head 4" in _figures(at)[0]["layout"]["title"]["text"]

@@ -89,7 +89,11 @@ def test_a_confident_translation_as_the_grammar_writes_it_gets_its_figure_and_no
 def test_the_bars_of_each_token_are_drawn_when_asked():
     page = page_for("Attention is all you need.")
     assert not page.exception
-    # in the popover the confidence on the output's line opens: nothing above the tabs until then
+    assert not confidence_charts(page)  # nothing above the tabs until asked
+    # the confidence on the output's line opens a popover with the bars, drawn only then
+    page.session_state["output_bars"] = True
+    page.run()
+    assert not page.exception
     (bars,) = [p for p in page.main.get("popover") if p.proto.popover.label.startswith("conf")]
     assert [c.key for c in bars.get("plotly_chart")] == ["output_confidence"]
     (figure,) = [json.loads(c.proto.spec) for c in confidence_charts(page)]
