@@ -169,6 +169,10 @@ def test_typed_markup_stays_text(server, browser):
     short = "**star** $x^2$ <b>b</b>."
     model = "en-de"
     choose(page, page.locator('[data-testid="stSidebar"]'), "Model", registry.MODELS[model].label)
+    # the translator opens on cross-attention (German rows): the English rows are the encoder's
+    harness.wait_for_title(page, "cross")
+    choose(page, page.locator(ACTIVE_PANEL), "Attention kind", "encoder self-attention")
+    harness.wait_for_title(page, "encoder self-attention")
     harness.type_text(page, short)
     # 19 pieces: rows, every one labelled (the key axis may label 1 in n)
     harness.wait_for_ticks(page, reference_tokens(model, short), axis="y")
