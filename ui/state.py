@@ -20,6 +20,7 @@ import torch
 from threadpoolctl import threadpool_limits
 
 from model.transformer import RunSettings
+from model.weights import WeightsError
 from runtime import atlas, attribution, lm_heads, registry
 from runtime.causal import default_answer, new_token_limit
 from runtime.reference import Reference
@@ -67,11 +68,14 @@ def follow_model() -> None:
         moved["text"] = default_text(new)
     old = st.query_params.get("model")  # the URL is written at a run's end: the model shown
     if old in registry.MODELS and old != new:
-        opened = controls.first_view(get_model(old))
+        try:
+            opened, opening = (controls.first_view(get_model(name)) for name in (old, new))
+        except (registry.ModelUnavailable, WeightsError):
+            opened = opening = None  # the page says what is wrong with it; the view stays
         keys = (controls.KIND.name, controls.LAYER.name, controls.HEAD.name)
-        if tuple(st.session_state.get(k, v) for k, v in zip(keys, opened)) == opened:
+        if opened and tuple(st.session_state.get(k, v) for k, v in zip(keys, opened)) == opened:
             # The translator opened on cross-attention, layer 5: MiniLM kept layer 5.
-            moved.update(zip(keys, controls.first_view(get_model(new))))
+            moved.update(zip(keys, opening))
     if moved:
         url.switch(**moved)
 
