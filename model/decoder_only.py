@@ -51,6 +51,8 @@ class DecoderOnlyConfig:
     norm_eps: float = 1e-5
     max_len: int = 8192
     tie_embeddings: bool = True
+    # biases on the q, k and v projections (Qwen2); Llama and SmolLM2 have none
+    qkv_bias: bool = False
 
     def __post_init__(self) -> None:
         if self.d_model % self.h or self.h % self.h_kv or (self.d_model // self.h) % 2:
@@ -111,9 +113,9 @@ class GroupedQueryAttention(nn.Module):
         super().__init__()
         self.config = config
         d, d_k = config.d_model, config.d_k
-        self.w_q = nn.Linear(d, config.h * d_k, bias=False)
-        self.w_k = nn.Linear(d, config.h_kv * d_k, bias=False)
-        self.w_v = nn.Linear(d, config.h_kv * d_k, bias=False)
+        self.w_q = nn.Linear(d, config.h * d_k, bias=config.qkv_bias)
+        self.w_k = nn.Linear(d, config.h_kv * d_k, bias=config.qkv_bias)
+        self.w_v = nn.Linear(d, config.h_kv * d_k, bias=config.qkv_bias)
         self.w_o = nn.Linear(config.h * d_k, d, bias=False)
 
     def forward(
@@ -213,7 +215,9 @@ class CausalLM(nn.Module):
         self.tokens = nn.Embedding(config.vocab, config.d_model)
         self.layers = nn.ModuleList(Block(config) for _ in range(config.N))
         self.norm = RMSNorm(config.d_model, config.norm_eps)
-        self.output = None if config.tie_embeddings else nn.Linear(config.d_model, config.vocab)
+        self.output = (
+            None if config.tie_embeddings else nn.Linear(config.d_model, config.vocab, bias=False)
+        )
 
     def forward(
         self,

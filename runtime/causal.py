@@ -96,7 +96,8 @@ def run_causal(
         raise TypeError(f"{loaded.name} is not a decoder-only model")
     tokenizer = loaded.tokenizer
     notices = []
-    question = is_question(text)
+    # a model without a chat template (a base model) continues every text
+    question = is_question(text) and bool(getattr(tokenizer, "chat_template", ""))
     prompt_text = tokenizer.chat(text) if question else text  # type: ignore[attr-defined]
     if question:
         notices.append(
@@ -107,7 +108,7 @@ def run_causal(
     # A long prompt keeps room for the page's usual answer; a longer answer asked for takes
     # what the window has left after the prompt.
     room = loaded.max_source_tokens - min(max_new_tokens, MAX_NEW_TOKENS)
-    tokenized = tokenizer.encode(prompt_text, room)
+    tokenized = tokenizer.encode(prompt_text, room, special_tokens=not question)  # type: ignore[call-arg]
     if not tokenized.ids:
         raise InputError("Nothing in this text is a token the model reads: type some words.")
     if tokenized.truncated_from is not None:

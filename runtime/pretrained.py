@@ -222,6 +222,11 @@ class WordPieceTokenizer:
         self.pad_id = self._whole.token_to_id("[PAD]")
         self.cls_id = self._whole.token_to_id("[CLS]")
         self.sep_id = self._whole.token_to_id("[SEP]")
+        self.special = frozenset(
+            token.content
+            for token in self._whole.get_added_tokens_decoder().values()
+            if token.special
+        )
 
     def __len__(self) -> int:
         return self._whole.get_vocab_size()

@@ -29,7 +29,10 @@ from model.weights import (
 )
 
 from .atlas import BUILT_IN_SIZE
+from .families import FAMILIES
 from .loaded import LoadedModel, ModelUnavailable, prepare
+from .local import Found
+from .local import found as found_models
 from .reference import DEFAULT_CORPUS, corpus_english_words, subword_reference, unseen_words
 
 
@@ -45,6 +48,8 @@ class ModelEntry:
     short_label: str
     positions: str = "sinusoidal"
     real_text: bool = False
+    # found on this machine (runtime/local.py), not shipped with the app
+    local: bool = False
 
 
 def default_device() -> torch.device:
@@ -227,6 +232,40 @@ def _records_sha256(weights: Path, sidecar_mtime_ns: int) -> bool:
         return False
 
 
+def local_entry(found: Found) -> ModelEntry:
+    """A model found on this machine (runtime/local.py) as the model box lists it."""
+    size = f"{found.parameters / 1e6:,.1f}M parameters"
+    return ModelEntry(
+        found.name,
+        f"{found.title} (on this machine)",
+        f"{found.architecture}, {found.layers} layers × {found.heads} heads, {size}, found in "
+        f"{found.source} ({found.folder}), run in our own blocks",
+        partial(_load_found, found),
+        short_label=found.title,
+        positions=FAMILIES[str(found.family)].positions,
+        real_text=True,
+        local=True,
+    )
+
+
+def _load_found(found: Found, device: torch.device) -> LoadedModel:
+    from .families import load_folder
+
+    source = f"{found.folder} ({found.source})"
+    return load_folder(found.folder, found.name, found.title, source, device)
+
+
+def all_models() -> dict[str, ModelEntry]:
+    """The shipped models, then those found on this machine that can run (runtime/local.py)."""
+    local = {f.name: local_entry(f) for f in found_models() if f.runnable}
+    return {**MODELS, **local}
+
+
+def unrunnable_models() -> list[Found]:
+    """The models found on this machine that cannot run here, each with its reason."""
+    return [f for f in found_models() if not f.runnable]
+
+
 def find_model(offers: Callable[[ModelEntry], bool]) -> ModelEntry | None:
     """The first model, in MODELS' order, that `offers` what a view needs (e.g. learned
     positions), or None when no model here does."""
@@ -234,6 +273,7 @@ def find_model(offers: Callable[[ModelEntry], bool]) -> ModelEntry | None:
 
 
 def load(name: str, device: torch.device | None = None) -> LoadedModel:
-    if name not in MODELS:
-        raise ModelUnavailable(f"unknown model {name!r}; choose one of: {', '.join(MODELS)}")
-    return MODELS[name].load(device or default_device())
+    models = all_models()
+    if name not in models:
+        raise ModelUnavailable(f"unknown model {name!r}; choose one of: {', '.join(models)}")
+    return models[name].load(device or default_device())

@@ -290,8 +290,12 @@ def readable(piece: str) -> str:
 class ByteLevelTokenizer:
     """SmolLM2's byte-level BPE behind the app's tokenizer protocol; tokens are shown as text."""
 
-    def __init__(self, tokenizer_json: str, chat_template: str):
+    def __init__(
+        self, tokenizer_json: str, chat_template: str, template_tokens: dict[str, str] | None = None
+    ):
         self._tokenizer = Tokenizer.from_str(tokenizer_json)
+        # what a template may name besides the messages (Llama's start with {{ bos_token }})
+        self.template_tokens = dict(template_tokens or {})
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
         self.chat_template = chat_template
@@ -314,8 +318,12 @@ class ByteLevelTokenizer:
     def ids(self, text: str) -> list[int]:
         return list(self._tokenizer.encode(text, add_special_tokens=False).ids)
 
-    def encode(self, text: str, max_tokens: int = MAX_TOKENS) -> Tokenized:
-        ids = self.ids(text)
+    def encode(
+        self, text: str, max_tokens: int = MAX_TOKENS, special_tokens: bool = False
+    ) -> Tokenized:
+        """`special_tokens`: add what the tokenizer's own post-processor puts around a text
+        (Llama's <s>); a chat template writes its own, and SmolLM2's tokenizer adds none."""
+        ids = list(self._tokenizer.encode(text, add_special_tokens=special_tokens).ids)
         return Tokenized(
             ids=tuple(ids[:max_tokens]),
             tokens=tuple(self.tokens(ids[:max_tokens])),
@@ -349,7 +357,11 @@ class ByteLevelTokenizer:
         the chat's first tokens."""
         rendered = self.chat(question)
         start = rendered.rfind(TURN_START, 0, max(rendered.find(question), 0))
-        return rendered[:start] if start > 0 else ""
+        before = rendered[:start] if start > 0 else ""
+        rest = before
+        for token in self.special:  # a begin-of-text token alone is no system prompt
+            rest = rest.replace(token, "")
+        return before if rest.strip() else ""
 
     def chat(self, question: str) -> str:
         """The question as the model was fine-tuned to read one: its own chat template (from the
@@ -359,7 +371,9 @@ class ByteLevelTokenizer:
         template = ImmutableSandboxedEnvironment().from_string(self.chat_template)
         return str(
             template.render(
-                messages=[{"role": "user", "content": question}], add_generation_prompt=True
+                messages=[{"role": "user", "content": question}],
+                add_generation_prompt=True,
+                **self.template_tokens,
             )
         )
 

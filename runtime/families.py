@@ -1,0 +1,527 @@
+"""Models people already have on disk, in our own blocks: a Hugging Face folder (config.json,
+safetensors weights, tokenizer.json) read into the paper's encoder (BERT, RoBERTa, DistilBERT)
+or into the decoder-only blocks (Llama, Mistral, Qwen2, SmolLM), so every run setting (the scale,
+ablated heads, the window r, positions off) and every view works on them as on the shipped ones.
+
+Weights are read from safetensors only: a folder with only pickle files (`pytorch_model.bin`) is
+refused, as unpickling can run code. In the Hugging Face cache a weights file is a link to a blob
+named by its sha256, which is checked before the file is read. Nothing is downloaded or written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import torch
+from safetensors import safe_open
+from safetensors.torch import load_file
+
+from model.decoder_only import CausalLM, DecoderOnlyConfig
+from model.transformer import EncoderDecoder, TransformerConfig
+from model.weights import sha256_of
+
+from .causal import run_causal
+from .loaded import LoadedModel, ModelUnavailable, prepare
+from .pretrained import WordPieceTokenizer, bert_to_ours
+from .smollm2 import ByteLevelTokenizer
+
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+# What a language model of ours reads in one page run (as SmolLM2's MAX_TOKENS).
+CAUSAL_MAX_TOKENS = 128
+ENCODER_MAX_TOKENS = 512
+SUPPORTED = "BERT, RoBERTa, XLM-RoBERTa, DistilBERT, Llama, Mistral, Qwen2 (SmolLM)"
+
+
+@dataclass(frozen=True)
+class Family:
+    """One kind of checkpoint: the name people know it by, our config from its config.json, and
+    its tensor names -> ours."""
+
+    title: str
+    kind: str  # "encoder" or "decoder"
+    config: Callable[[Mapping[str, Any]], TransformerConfig | DecoderOnlyConfig]
+    names: Callable[[Mapping[str, Any], set[str]], dict[str, str]]
+    positions: str
+
+
+def _get(c: Mapping[str, Any], key: str) -> Any:
+    if key not in c:
+        raise ModelUnavailable(f"config.json has no {key!r}")
+    return c[key]
+
+
+def _require(c: Mapping[str, Any], key: str, allowed: tuple[Any, ...], default: Any) -> None:
+    value = c.get(key, default)
+    if value not in allowed:
+        raise ModelUnavailable(
+            f"config.json has {key}={value!r}; our blocks run {' or '.join(map(repr, allowed))}"
+        )
+
+
+# --- Encoders (the paper's encoder stack, post-norm, as BERT) --------------------------------------
+
+
+def bert_config(c: Mapping[str, Any]) -> TransformerConfig:
+    """BERT and RoBERTa: post-norm layers, GELU (erf), learned positions, a LayerNorm after the
+    embeddings. RoBERTa numbers positions from pad_token_id + 1: its first rows are never read."""
+    _require(c, "hidden_act", ("gelu",), "gelu")
+    _require(c, "position_embedding_type", ("absolute",), "absolute")
+    offset = _position_offset(c)
+    return TransformerConfig(
+        src_vocab=_get(c, "vocab_size"),
+        N=_get(c, "num_hidden_layers"),
+        d_model=_get(c, "hidden_size"),
+        d_ff=_get(c, "intermediate_size"),
+        h=_get(c, "num_attention_heads"),
+        dropout=0.0,
+        max_len=_get(c, "max_position_embeddings") - offset,
+        share_embeddings=False,
+        activation="gelu",
+        positions="learned",
+        type_vocab=c.get("type_vocab_size", 2),
+        scale_embeddings=False,
+        embedding_norm=True,
+        layer_norm_eps=c.get("layer_norm_eps", 1e-12),
+        pad_id=c.get("pad_token_id", 0) or 0,
+    )
+
+
+def _position_offset(c: Mapping[str, Any]) -> int:
+    """RoBERTa's position of the first token is pad_token_id + 1 (BERT's is 0)."""
+    if c.get("model_type") in ("roberta", "xlm-roberta"):
+        return int(c.get("pad_token_id", 1)) + 1
+    return 0
+
+
+def bert_names(c: Mapping[str, Any], tensors: set[str]) -> dict[str, str]:
+    prefix = _prefix(tensors, ("bert.", "roberta."), "embeddings.word_embeddings.weight")
+    return {prefix + theirs: ours for theirs, ours in bert_to_ours(c["num_hidden_layers"]).items()}
+
+
+def distilbert_config(c: Mapping[str, Any]) -> TransformerConfig:
+    """DistilBERT: BERT's layers without token types, its sizes under other names."""
+    _require(c, "activation", ("gelu",), "gelu")
+    return TransformerConfig(
+        src_vocab=_get(c, "vocab_size"),
+        N=_get(c, "n_layers"),
+        d_model=_get(c, "dim"),
+        d_ff=_get(c, "hidden_dim"),
+        h=_get(c, "n_heads"),
+        dropout=0.0,
+        max_len=_get(c, "max_position_embeddings"),
+        share_embeddings=False,
+        activation="gelu",
+        positions="learned",  # a sinusoidal table, where used, is stored as a learned one
+        scale_embeddings=False,
+        embedding_norm=True,
+        layer_norm_eps=1e-12,  # fixed in DistilBERT's code
+        pad_id=c.get("pad_token_id", 0) or 0,
+    )
+
+
+_DISTILBERT_LAYER = {
+    "attention.q_lin": "self_attn.w_q",
+    "attention.k_lin": "self_attn.w_k",
+    "attention.v_lin": "self_attn.w_v",
+    "attention.out_lin": "self_attn.w_o",
+    "sa_layer_norm": "sublayer.0.norm",
+    "ffn.lin1": "feed_forward.w_1",
+    "ffn.lin2": "feed_forward.w_2",
+    "output_layer_norm": "sublayer.1.norm",
+}
+
+
+def distilbert_names(c: Mapping[str, Any], tensors: set[str]) -> dict[str, str]:
+    p = _prefix(tensors, ("distilbert.",), "embeddings.word_embeddings.weight")
+    mapping = {
+        f"{p}embeddings.word_embeddings.weight": "src_embed.tokens.lut.weight",
+        f"{p}embeddings.position_embeddings.weight": "src_embed.positions.table.weight",
+        f"{p}embeddings.LayerNorm.weight": "src_embed.norm.weight",
+        f"{p}embeddings.LayerNorm.bias": "src_embed.norm.bias",
+    }
+    for i in range(c["n_layers"]):
+        for theirs, ours in _DISTILBERT_LAYER.items():
+            for kind in ("weight", "bias"):
+                mapping[f"{p}transformer.layer.{i}.{theirs}.{kind}"] = (
+                    f"encoder.layers.{i}.{ours}.{kind}"
+                )
+    return mapping
+
+
+# --- Decoders (model/decoder_only.py: pre-norm, RoPE, grouped-query attention, SwiGLU) -------------
+
+
+def llama_config(c: Mapping[str, Any]) -> DecoderOnlyConfig:
+    """Llama, Mistral, Qwen2: one decoder-only design; Qwen2 adds biases to q, k and v."""
+    _require(c, "hidden_act", ("silu",), "silu")
+    _require(c, "mlp_bias", (False,), False)
+    rope = c.get("rope_parameters") or c.get("rope_scaling") or {}
+    _require(rope, "rope_type", ("default",), rope.get("type", "default"))
+    d_model, h = _get(c, "hidden_size"), _get(c, "num_attention_heads")
+    if c.get("head_dim") not in (None, d_model // h):
+        raise ModelUnavailable(
+            f"config.json has head_dim={c['head_dim']}, not hidden_size / heads = {d_model // h}"
+        )
+    qkv_bias = c.get("model_type") == "qwen2" or bool(c.get("attention_bias", False))
+    if c.get("model_type") == "llama" and c.get("attention_bias"):
+        qkv_bias = True  # Llama's flag puts a bias on o as well: refused by the names below
+    return DecoderOnlyConfig(
+        vocab=_get(c, "vocab_size"),
+        N=_get(c, "num_hidden_layers"),
+        d_model=d_model,
+        d_ff=_get(c, "intermediate_size"),
+        h=h,
+        h_kv=c.get("num_key_value_heads") or h,
+        rope_base=float(rope.get("rope_theta", c.get("rope_theta", 10_000.0))),
+        norm_eps=float(c.get("rms_norm_eps", 1e-6)),
+        max_len=int(c.get("max_position_embeddings", 2048)),
+        tie_embeddings=bool(c.get("tie_word_embeddings", False)),
+        qkv_bias=qkv_bias,
+    )
+
+
+_LLAMA_LAYER = {
+    "input_layernorm.weight": "attention_norm.weight",
+    "self_attn.q_proj.weight": "self_attn.w_q.weight",
+    "self_attn.k_proj.weight": "self_attn.w_k.weight",
+    "self_attn.v_proj.weight": "self_attn.w_v.weight",
+    "self_attn.o_proj.weight": "self_attn.w_o.weight",
+    "post_attention_layernorm.weight": "ffn_norm.weight",
+    "mlp.gate_proj.weight": "feed_forward.w_gate.weight",
+    "mlp.up_proj.weight": "feed_forward.w_up.weight",
+    "mlp.down_proj.weight": "feed_forward.w_down.weight",
+}
+
+
+def llama_names(c: Mapping[str, Any], tensors: set[str]) -> dict[str, str]:
+    config = llama_config(c)
+    mapping = {"model.embed_tokens.weight": "tokens.weight", "model.norm.weight": "norm.weight"}
+    if not config.tie_embeddings:
+        mapping["lm_head.weight"] = "output.weight"
+    for i in range(config.N):
+        layer = {theirs: ours for theirs, ours in _LLAMA_LAYER.items()}
+        if config.qkv_bias:
+            for x in "qkv":
+                layer[f"self_attn.{x}_proj.bias"] = f"self_attn.w_{x}.bias"
+        for theirs, ours in layer.items():
+            mapping[f"model.layers.{i}.{theirs}"] = f"layers.{i}.{ours}"
+    return mapping
+
+
+FAMILIES: dict[str, Family] = {
+    "bert": Family("BERT", "encoder", bert_config, bert_names, "learned"),
+    "roberta": Family("RoBERTa", "encoder", bert_config, bert_names, "learned"),
+    "xlm-roberta": Family("XLM-RoBERTa", "encoder", bert_config, bert_names, "learned"),
+    "distilbert": Family("DistilBERT", "encoder", distilbert_config, distilbert_names, "learned"),
+    "llama": Family("Llama", "decoder", llama_config, llama_names, "rotary"),
+    "mistral": Family("Mistral", "decoder", llama_config, llama_names, "rotary"),
+    "qwen2": Family("Qwen2", "decoder", llama_config, llama_names, "rotary"),
+}
+# Tensors a checkpoint may hold that our blocks have no place for, on purpose: task heads on top
+# of the encoder (the attention never sees them) and constant buffers our code computes.
+IGNORED_PREFIXES = (
+    "cls.", "lm_head.", "pooler.", "bert.pooler.", "roberta.pooler.", "classifier.",
+    "qa_outputs.", "pre_classifier.", "vocab_transform.", "vocab_layer_norm.", "vocab_projector.",
+)  # fmt: skip
+IGNORED_SUFFIXES = ("position_ids", "token_type_ids", "rotary_emb.inv_freq", "masked_bias")
+
+
+def _prefix(tensors: set[str], prefixes: tuple[str, ...], probe: str) -> str:
+    """The prefix a task model puts before its base model's names (BertForMaskedLM: "bert.")."""
+    return next((p for p in prefixes if p + probe in tensors), "")
+
+
+# --- A folder ------------------------------------------------------------------------------------
+
+
+def read_config(folder: Path) -> dict[str, Any]:
+    path = folder / "config.json"
+    if not path.is_file():
+        raise ModelUnavailable(f"{folder} has no config.json, so its architecture is unknown")
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelUnavailable(f"{path} cannot be read as JSON ({err})") from None
+    if not isinstance(config, dict):
+        raise ModelUnavailable(f"{path} holds no JSON object")
+    return config
+
+
+def family_of(config: Mapping[str, Any]) -> Family:
+    model_type = config.get("model_type")
+    if model_type in FAMILIES:
+        return FAMILIES[model_type]
+    arch = ", ".join(config.get("architectures") or []) or "no architecture named"
+    raise ModelUnavailable(
+        f"{model_type or arch} is not an architecture this app runs ({SUPPORTED})"
+    )
+
+
+def weight_files(folder: Path) -> list[Path]:
+    """The folder's safetensors files (one, or the shards its index names); refuses pickle."""
+    index = folder / "model.safetensors.index.json"
+    if index.is_file():
+        try:
+            shards = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise ModelUnavailable(f"{index.name} cannot be read ({err})") from None
+        files = [folder / name for name in shards]
+        missing = [f.name for f in files if not f.is_file()]
+        if missing:
+            raise ModelUnavailable(f"{folder.name}: shards missing: {', '.join(missing[:3])}")
+        return files
+    if (folder / "model.safetensors").is_file():
+        return [folder / "model.safetensors"]
+    pickles = sorted(p.name for p in folder.iterdir() if p.suffix in PICKLE_SUFFIXES)
+    if pickles:
+        raise ModelUnavailable(
+            f"its weights are pickle files only ({', '.join(pickles[:2])}), which this app never "
+            "loads (unpickling can run code); save them as safetensors: "
+            "model.save_pretrained(folder, safe_serialization=True)"
+        )
+    raise ModelUnavailable("no model.safetensors in the folder")
+
+
+def tensor_shapes(files: list[Path]) -> dict[str, tuple[int, ...]]:
+    """Every tensor's shape, from the files' headers (nothing else is read); a truncated or
+    damaged file is refused here."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for path in files:
+        try:
+            with safe_open(str(path), framework="pt") as f:
+                for key in f.keys():
+                    shapes[key] = tuple(f.get_slice(key).get_shape())
+        except Exception as err:  # safetensors raises several types for a damaged file
+            raise ModelUnavailable(
+                f"{path.name} cannot be read (truncated or damaged? {err})"
+            ) from None
+    return shapes
+
+
+def check_blob(path: Path) -> None:
+    """A Hugging Face cache names each large file's blob by its sha256: compare."""
+    target = path.resolve()
+    name = target.name
+    if path.is_symlink() and len(name) == 64 and all(ch in "0123456789abcdef" for ch in name):
+        actual = sha256_of(target)
+        if actual != name:
+            raise ModelUnavailable(
+                f"{path.name} does not match the checksum the Hugging Face cache records for it "
+                f"(sha256 {actual[:12]}…, expected {name[:12]}…): a damaged download"
+            )
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What a folder holds, read without loading a weight: enough to list it and to refuse it."""
+
+    folder: Path
+    config: dict[str, Any]
+    family: Family
+    model_config: TransformerConfig | DecoderOnlyConfig
+    weights: list[Path]
+    mapping: dict[str, str]
+    parameters: int
+
+
+def inspect(folder: Path) -> Checkpoint:
+    """Everything about a folder's model that can be checked before loading it."""
+    config = read_config(folder)
+    family = family_of(config)
+    weights = weight_files(folder)
+    try:
+        model_config = family.config(config)
+    except (TypeError, ValueError) as err:
+        raise ModelUnavailable(
+            f"config.json does not describe a model our blocks can hold ({err})"
+        ) from None
+    if not (folder / "tokenizer.json").is_file():
+        raise ModelUnavailable(
+            "no tokenizer.json beside the weights (this app reads no other kind)"
+        )
+    shapes = tensor_shapes(weights)
+    mapping = family.names(config, set(shapes))
+    unused = sorted(
+        k
+        for k in set(shapes) - set(mapping)
+        if not k.startswith(IGNORED_PREFIXES) and not k.endswith(IGNORED_SUFFIXES)
+    )
+    missing = sorted(set(mapping) - set(shapes))
+    if unused or missing:
+        raise ModelUnavailable(
+            f"the weights do not fit our {family.title} blocks: unused {unused[:3]}, "
+            f"missing {missing[:3]}"
+        )
+    parameters = sum(_numel(shapes[k]) for k in mapping)
+    return Checkpoint(folder, config, family, model_config, weights, mapping, parameters)
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for size in shape:
+        n *= size
+    return n
+
+
+def memory_needed(parameters: int) -> int:
+    """Bytes the loaded model takes: float32 weights, read once more while they are copied."""
+    return parameters * 4 * 2
+
+
+def memory_free() -> int | None:
+    """Bytes the kernel says it can give (MemAvailable), None where it does not say."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_memory(parameters: int, free: int | None = None) -> None:
+    free = memory_free() if free is None else free
+    needed = memory_needed(parameters)
+    if free is not None and needed > free:
+        raise ModelUnavailable(
+            f"it needs {needed / 2**30:.1f} GiB to load ({parameters / 1e6:,.0f}M parameters as "
+            f"float32, read once more while copied), and {free / 2**30:.1f} GiB are free"
+        )
+
+
+def build(checkpoint: Checkpoint) -> EncoderDecoder | CausalLM:
+    """Our blocks holding the checkpoint's weights (on the CPU)."""
+    for path in checkpoint.weights:
+        check_blob(path)
+    tensors: dict[str, torch.Tensor] = {}
+    for path in checkpoint.weights:
+        try:
+            tensors.update(load_file(str(path)))  # safetensors: no pickle, no code
+        except Exception as err:
+            raise ModelUnavailable(f"{path.name} cannot be read ({err})") from None
+    state = {ours: tensors[theirs].float() for theirs, ours in checkpoint.mapping.items()}
+    config = checkpoint.model_config
+    if isinstance(config, TransformerConfig):
+        offset = _position_offset(checkpoint.config)
+        key = "src_embed.positions.table.weight"
+        state[key] = state[key][offset:]
+        with torch.device("meta"):
+            model: EncoderDecoder | CausalLM = EncoderDecoder(config)
+    else:
+        with torch.device("meta"):
+            model = CausalLM(config)
+    ours = model.state_dict()
+    if set(ours) != set(state):
+        raise ModelUnavailable(
+            f"parameters not filled: {sorted(set(ours) - set(state))[:3]}; "
+            f"unknown: {sorted(set(state) - set(ours))[:3]}"
+        )
+    for name, tensor in state.items():
+        if ours[name].shape != tensor.shape:
+            raise ModelUnavailable(
+                f"{name}: the checkpoint has shape {tuple(tensor.shape)}, "
+                f"our blocks {tuple(ours[name].shape)}"
+            )
+    model.load_state_dict(state, strict=True, assign=True)
+    return model
+
+
+def chat_template(folder: Path) -> tuple[str, dict[str, str]]:
+    """The model's chat template (chat_template.jinja or tokenizer_config.json; "" for none) and
+    the tokens a template names (bos_token, eos_token)."""
+    settings = _json_or_empty(folder / "tokenizer_config.json")
+    tokens = {
+        key: value if isinstance(value, str) else value.get("content", "")
+        for key in ("bos_token", "eos_token")
+        if isinstance(value := settings.get(key), str | dict)
+    }
+    jinja = folder / "chat_template.jinja"
+    if jinja.is_file():
+        return jinja.read_text(encoding="utf-8"), tokens
+    template = settings.get("chat_template")
+    return (template if isinstance(template, str) else ""), tokens
+
+
+def stop_ids(folder: Path, config: Mapping[str, Any]) -> frozenset[int]:
+    """The tokens that end what the model writes: eos_token_id of its configs."""
+    ids: set[int] = set()
+    for source in (config, _json_or_empty(folder / "generation_config.json")):
+        eos = source.get("eos_token_id")
+        ids.update([eos] if isinstance(eos, int) else [i for i in eos or [] if isinstance(i, int)])
+    return frozenset(ids)
+
+
+def _json_or_empty(path: Path) -> dict[str, Any]:
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def load_folder(
+    folder: Path, name: str, title: str, source: str, device: torch.device
+) -> LoadedModel:
+    """The model in `folder` in our blocks, with its own tokenizer; `title` names it on the page,
+    `source` says where it was found."""
+    checkpoint = inspect(folder)
+    check_memory(checkpoint.parameters)
+    try:
+        tokenizer_json = (folder / "tokenizer.json").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ModelUnavailable(f"tokenizer.json cannot be read ({err})") from None
+    model = build(checkpoint)
+    config = checkpoint.model_config
+    family = checkpoint.family
+    info = {
+        "description": (
+            f"{title}: a {family.title} model found on this machine ({config.N} layers × "
+            f"{config.h} heads, d_model {config.d_model}, {checkpoint.parameters / 1e6:,.1f}M "
+            f"parameters), run in this project's own {family.kind} blocks."
+        ),
+        "source": source,
+        "tokenizer": f"its own tokenizer.json, {_vocab(config):,} tokens",
+    }
+    try:
+        if isinstance(model, CausalLM):
+            tokenizer: Any = ByteLevelTokenizer(tokenizer_json, *chat_template(folder))
+        else:
+            tokenizer = WordPieceTokenizer(folder / "tokenizer.json", config.max_len)
+    except Exception as err:  # `tokenizers` raises its own Exception type for a bad file
+        raise ModelUnavailable(f"tokenizer.json does not load ({err})") from None
+    label = f"{title} ({family.title}, {config.N} layers × {config.h} heads)"
+    common: dict[str, Any] = {
+        "name": name,
+        "label": label,
+        # (both branches alike: `prepare` keeps the model's own type)
+        "model": (
+            prepare(model, torch.device(device))
+            if isinstance(model, CausalLM)
+            else prepare(model, torch.device(device))
+        ),
+        "tokenizer": tokenizer,
+        "device": torch.device(device),
+        "info": MappingProxyType(info),
+    }
+    if isinstance(model, CausalLM):
+        return LoadedModel(
+            **common,
+            max_source_tokens=min(CAUSAL_MAX_TOKENS, model.config.max_len),
+            special_tokens=frozenset(tokenizer.special),
+            stop_ids=stop_ids(folder, checkpoint.config),
+            runner=run_causal,
+        )
+    return LoadedModel(
+        **common,
+        max_source_tokens=min(ENCODER_MAX_TOKENS, config.max_len),
+        special_tokens=frozenset(tokenizer.special),
+    )
+
+
+def _vocab(config: TransformerConfig | DecoderOnlyConfig) -> int:
+    return config.src_vocab if isinstance(config, TransformerConfig) else config.vocab
