@@ -10,7 +10,13 @@ import streamlit as st
 from model.weights import WeightsError
 from runtime.causal import answer_choices, answer_cost, default_answer, new_token_limit
 from runtime.loaded import is_language_model
-from runtime.registry import MODELS, ModelUnavailable, default_device, default_model_name
+from runtime.registry import (
+    ModelUnavailable,
+    all_models,
+    default_device,
+    default_model_name,
+    unrunnable_models,
+)
 from runtime.trace import InputError
 from ui import (
     ablation_tab,
@@ -42,6 +48,7 @@ st.set_page_config(
 )
 
 url.start_run()
+MODELS = all_models()  # the shipped ones, then those found on this machine (runtime/local.py)
 names = list(MODELS)
 url.MODEL.seed(default_model_name(), valid=lambda v: v in MODELS)
 url.TEXT.seed(state.default_text(url.MODEL.current()))
@@ -56,6 +63,7 @@ with st.sidebar:
         on_change=state.follow_model,
     )
     st.caption(MODELS[name].summary)
+    state.unrunnable_note(unrunnable_models())
     text = st.text_area(
         "Text",
         key=url.TEXT.name,

@@ -30,9 +30,20 @@ if hasattr(_libc, "mallopt"):  # glibc; other C libraries keep their own policy
 if hasattr(signal, "SIGUSR1"):
     faulthandler.register(signal.SIGUSR1, all_threads=True)
 
+import argparse  # noqa: E402
+import sys  # noqa: E402
+
 import streamlit as st  # noqa: E402  (after the allocator settings above)
 
+from runtime.local import add_model_dirs  # noqa: E402
 from ui import state  # noqa: E402  (imports torch)
+
+# `streamlit run server.py -- --models DIR`: a folder of models (or of such folders) offered
+# beside the Hugging Face cache's, as ATLAS_MODEL_DIRS (docs/deploy.md). Only this configuration
+# decides what is read: a browser chooses among the names found and never sends a path.
+_options = argparse.ArgumentParser(prog="server.py")
+_options.add_argument("--models", metavar="DIR", action="append", default=[])
+add_model_dirs(_options.parse_known_args(sys.argv[1:])[0].models)
 
 
 @contextlib.asynccontextmanager

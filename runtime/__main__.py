@@ -1,5 +1,6 @@
 """Command line: `attention-atlas --list`, `attention-atlas --model NAME --text "..." [--json PATH]`
-(installed by `pip install -e .`; `python -m runtime` is the same)."""
+(installed by `pip install -e .`; `python -m runtime` is the same). `--models DIR` adds a folder
+of models to those found on this machine (runtime/local.py), as ATLAS_MODEL_DIRS does."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from model.transformer import RunSettings
 from model.weights import WeightsError
 
 from .loaded import ModelUnavailable
-from .registry import MODELS, load
+from .local import add_model_dirs
+from .registry import all_models, load, unrunnable_models
 from .trace import DECODING_METHODS, InputError, run
 from .verdict import reference_for, verdict
 
@@ -29,14 +31,25 @@ def main(argv: list[str] | None = None) -> int:
         prog="attention-atlas", description="Run a model of Attention Atlas on a text."
     )
     parser.add_argument("--list", action="store_true", help="print the model names, one a line")
-    parser.add_argument("--model", choices=list(MODELS), help="which model to run")
+    parser.add_argument(
+        "--models",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="a folder of models (or a folder of such folders) to offer besides the Hugging Face "
+        "cache; may be given more than once",
+    )
+    parser.add_argument("--model", help="which model to run (see --list)")
     parser.add_argument("--text", help="the text to run the model on")
     parser.add_argument("--scale", type=float, help="attention logit scale (default 1/sqrt(d_k))")
     parser.add_argument("--decoding", choices=DECODING_METHODS, default="greedy")
     parser.add_argument("--json", metavar="PATH", help="write the Trace as JSON to PATH")
     args = parser.parse_args(argv)
+    add_model_dirs(args.models)
     if args.list:
-        print("\n".join(MODELS))
+        print("\n".join(all_models()))
+        for found in unrunnable_models():
+            print(f"cannot run: {found.title} ({found.folder}): {found.reason}", file=sys.stderr)
         return 0
     if not args.model or args.text is None:
         parser.error("--model and --text are needed (or --list)")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,6 +62,13 @@ def model_dirs(environ: Mapping[str, str] = os.environ) -> tuple[Path, ...]:
     """The folders the server's configuration names (ATLAS_MODEL_DIRS)."""
     parts = environ.get(MODEL_DIRS_ENV, "").split(os.pathsep)
     return tuple(Path(part).expanduser() for part in parts if part.strip())
+
+
+def add_model_dirs(dirs: list[str], environ: MutableMapping[str, str] = os.environ) -> None:
+    """Folders named on a command line (`--models DIR`), put before ATLAS_MODEL_DIRS's."""
+    if dirs:
+        kept = environ.get(MODEL_DIRS_ENV, "")
+        environ[MODEL_DIRS_ENV] = os.pathsep.join([*dirs, *filter(None, [kept])])
 
 
 def found(environ: Mapping[str, str] = os.environ) -> tuple[Found, ...]:

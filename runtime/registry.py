@@ -274,6 +274,9 @@ def find_model(offers: Callable[[ModelEntry], bool]) -> ModelEntry | None:
 
 def load(name: str, device: torch.device | None = None) -> LoadedModel:
     models = all_models()
+    reason = next((f.reason for f in unrunnable_models() if f.name == name), None)
+    if reason:
+        raise ModelUnavailable(reason)
     if name not in models:
         raise ModelUnavailable(f"unknown model {name!r}; choose one of: {', '.join(models)}")
     return models[name].load(device or default_device())

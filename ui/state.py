@@ -23,6 +23,7 @@ from model.transformer import RunSettings
 from model.weights import WeightsError
 from runtime import atlas, attribution, lm_heads, registry
 from runtime.causal import default_answer, new_token_limit
+from runtime.local import Found
 from runtime.reference import Reference
 from runtime.trace import Trace, run
 from runtime.verdict import reference_for
@@ -67,7 +68,7 @@ def follow_model() -> None:
     if st.session_state.get("text") in {DEFAULT_TEXT, *DEFAULT_TEXTS.values()}:
         moved["text"] = default_text(new)
     old = st.query_params.get("model")  # the URL is written at a run's end: the model shown
-    if old in registry.MODELS and old != new:
+    if old in registry.all_models() and old != new:
         try:
             opened, opening = (controls.first_view(get_model(name)) for name in (old, new))
         except (registry.ModelUnavailable, WeightsError):
@@ -78,6 +79,16 @@ def follow_model() -> None:
             moved.update(zip(keys, opening))
     if moved:
         url.switch(**moved)
+
+
+def unrunnable_note(found: list[Found]) -> None:
+    """Under the model box: the models found on this machine that cannot run, each with its
+    reason (text only: a folder's name is never read as Markdown)."""
+    if not found:
+        return
+    with st.expander(f"{len(found)} model{'s' * (len(found) > 1)} on this machine cannot run"):
+        for model in found:
+            st.text(f"{model.title} ({model.architecture}): {model.reason}")
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…")
@@ -311,10 +322,10 @@ def preloaded_models() -> list[str]:
     with a message that lists the names there are."""
     names = [registry.default_model_name()]
     for name in (part.strip() for part in os.environ.get(PRELOAD_ENV, "").split(",")):
-        if name and name not in registry.MODELS:
+        if name and name not in registry.all_models():
             raise SystemExit(
                 f"{PRELOAD_ENV}={os.environ[PRELOAD_ENV]!r}: {name!r} is no model here; "
-                f"choose from {', '.join(registry.MODELS)}"
+                f"choose from {', '.join(registry.all_models())}"
             )
         if name and name not in names:
             names.append(name)

@@ -124,3 +124,20 @@ def test_an_empty_or_missing_configuration_finds_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv(local.MODEL_DIRS_ENV, str(tmp_path / "missing"))
     assert local.found() == ()
     assert list(registry.all_models()) == list(registry.MODELS)
+
+
+def test_the_command_line_lists_and_runs_them_and_says_why_not(machine, monkeypatch, capsys):
+    from runtime.__main__ import main
+
+    for key in ("HF_HUB_CACHE", "HF_HOME", local.MODEL_DIRS_ENV):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(machine["root"] / "empty"))
+    models = machine[local.MODEL_DIRS_ENV]
+    assert main(["--models", models, "--list"]) == 0
+    out, err = capsys.readouterr()
+    assert out.split()[-1] == "dir:my-bert" and "hf:" not in out
+    assert "cannot run: t5-small" in err and "pickle files only" in err
+    assert main(["--models", models, "--model", "dir:my-bert", "--text", "The dog sees."]) == 0
+    assert capsys.readouterr().out.startswith("source tokens: [CLS] the dog sees . [SEP]")
+    assert main(["--models", models, "--model", "dir:pickled", "--text", "Hi."]) == 1
+    assert "pickle files only" in capsys.readouterr().err
