@@ -111,9 +111,11 @@ def running_server(
     base_path: str = "",
     port: int | None = None,
     environment: dict[str, str] | None = None,
+    arguments: tuple[str, ...] = (),
 ):
     """`streamlit run server.py` (the page app.py, the default model preloaded) headless on a
-    free loopback port, `environment` added to ours; stopped (only this one) on exit."""
+    free loopback port, `environment` added to ours, `arguments` given to server.py (after
+    `--`); stopped (only this one) on exit."""
     port = port or free_port()
     url = f"http://127.0.0.1:{port}" + (f"/{base_path.strip('/')}" if base_path else "")
     log_path = Path(log_dir) / f"streamlit-{port}.log"
@@ -134,6 +136,7 @@ def running_server(
         "--server.fileWatcherType",
         "none",
         *(["--server.baseUrlPath", base_path.strip("/")] if base_path else []),
+        *(["--", *arguments] if arguments else []),
     ]
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **(environment or {}))
     with open(log_path, "w") as log:

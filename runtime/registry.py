@@ -234,7 +234,11 @@ def _records_sha256(weights: Path, sidecar_mtime_ns: int) -> bool:
 
 def local_entry(found: Found) -> ModelEntry:
     """A model found on this machine (runtime/local.py) as the model box lists it."""
-    size = f"{found.parameters / 1e6:,.1f}M parameters"
+    size = (
+        f"{found.parameters / 1e6:,.1f}M parameters"
+        if found.parameters >= 100_000
+        else f"{found.parameters:,} parameters"
+    )
     return ModelEntry(
         found.name,
         f"{found.title} (on this machine)",

@@ -195,3 +195,13 @@ def test_a_tokenizer_that_does_not_load_is_refused(tmp_path, folders):
 def test_a_model_bigger_than_free_memory_is_refused_before_loading():
     with pytest.raises(ModelUnavailable, match=r"needs 7.5 GiB .* 2.0 GiB are free"):
         families.check_memory(1_000_000_000, free=2 << 30)
+
+
+def test_byte_level_pieces_are_shown_as_their_text(ours):
+    tokens = ours["roberta"].tokenizer.tokens(
+        ours["roberta"].tokenizer.encode("The small dog.").ids
+    )
+    assert tokens[0] == "<s>" and tokens[-1] == "</s>"
+    assert "".join(tokens[1:-1]) == "The small dog."  # " small", not "Ġsmall"
+    wordpiece = ours["bert"].tokenizer
+    assert any(t.startswith("##") for t in wordpiece.tokens(wordpiece.encode("unfamiliar").ids))
