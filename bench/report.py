@@ -533,6 +533,34 @@ def floor_figures(results: dict) -> list[dict]:
     return figures
 
 
+def local_section(result: list[dict]) -> str:
+    rows = []
+    for shape in result:
+        rows.append(
+            [shape["shape"], "load", ms(shape["load"]["ours"]), ms(shape["load"]["transformers"]),
+             f"{shape['load_ratio']:.2f}×"]
+        )  # fmt: skip
+        for r in shape["forward"]:
+            rows.append(
+                [shape["shape"], f"forward, {r['tokens']} tokens", ms(r["ours"]),
+                 ms(r["transformers"]), f"{r['ratio']:.2f}×"]
+            )  # fmt: skip
+    return "\n".join(
+        [
+            "### 12. A model found on the machine (`runtime/families.py`), beside transformers",
+            "",
+            "Random weights written by transformers' `save_pretrained` (a BERT-base-shaped "
+            "encoder, 109 M parameters; a Llama-shaped decoder, 12 layers, d_model 768, 12 query "
+            "heads over 4 key/value heads, 125 M), read from the folder by our loader and by "
+            "`from_pretrained`; then one forward pass with every attention weight captured "
+            "(theirs: eager, `output_attentions=True`), interleaved, one thread; ratio: the "
+            "median of the round-by-round ratios (< 1: we are faster).",
+            "",
+            table(["model", "what", "ours", "transformers", "ours / transformers"], rows),
+        ]
+    )
+
+
 def smollm2_section(result: dict) -> str:
     rows = [
         [r["tokens"], ms(r["ours"]), ms(r["transformers"]), f"{r['ratio']:.2f}×"]
@@ -631,6 +659,7 @@ def markdown(results: dict) -> str:
         ("atlas", atlas_section),
         ("smollm2", smollm2_section),
         ("tabs", tabs_section),
+        ("local", local_section),
     ]
     for key, render in sections:
         if results.get(key):

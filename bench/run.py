@@ -47,6 +47,7 @@ MEASUREMENTS = (
     "atlas",
     "smollm2",
     "tabs",
+    "local",
     "floor",
 )
 LANGUAGE_MODEL = "smollm2-135m"  # its first visitor, with and without ATLAS_PRELOAD
@@ -171,6 +172,11 @@ def measure(only: set[str], plan: dict, threads: int) -> dict:
 
         log("11. each tab's first view, a model switch, a scene, a shared link, in Chromium")
         results["tabs"] = tabs.tabs(plan["visits"])
+    if "local" in only:
+        from bench.local_models import local_models_bench
+
+        log("12. a model found on the machine: load and captured forward beside transformers")
+        results["local"] = local_models_bench(plan["repeats"] < 3, plan["repeats"])
     return results
 
 

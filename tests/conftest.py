@@ -1,13 +1,22 @@
 """Shared test set-up: one torch thread, and the models loaded once per test session."""
 
+import os
 import re
 import sys
+import tempfile
 
 import pytest
 import torch
 from threadpoolctl import threadpool_limits
 
+from runtime.local import MODEL_DIRS_ENV
 from runtime.registry import load
+
+# The models a developer's machine holds (its Hugging Face cache, its model folders) are not the
+# suite's: every test, and every server it starts, sees an empty cache and no folder unless it
+# makes its own (tests/tiny_models.py).
+os.environ["HF_HUB_CACHE"] = tempfile.mkdtemp(prefix="atlas-empty-hf-cache-")
+os.environ.pop(MODEL_DIRS_ENV, None)
 
 # CI has two cores, and the app server and browser need the other; two spinning torch threads on
 # a busy machine were measured 30x slower than one.
