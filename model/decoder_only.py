@@ -12,6 +12,10 @@ language models made after 2017, each named where it is built:
 - a SwiGLU feed-forward network (Shazeer, 2020, Eq. 6) where the paper has ReLU (Eq. 2);
 - the output projection tied to the token embedding (as Section 3.4 shares it).
 
+GPT-2 (Radford et al., 2019), the step between the paper and Llama, is the same file with the
+config's options: pre-norm with LayerNorm, a learned position table added once, a GELU
+feed-forward network and biases (`DecoderOnlyConfig.norm`, `positions`, `ffn`, `out_bias`).
+
 Attention itself is the paper's Eq. (1), `transformer.attention`, under the causal mask
 (Section 3.2.3), so every run setting of the paper's model (the scale, ablated heads, the
 window r, positions off) applies here unchanged; ablation names these heads `decoder_self`.
@@ -53,8 +57,23 @@ class DecoderOnlyConfig:
     tie_embeddings: bool = True
     # biases on the q, k and v projections (Qwen2); Llama and SmolLM2 have none
     qkv_bias: bool = False
+    # GPT-2 (2019), the design before Llama's: LayerNorm (with a bias) where Llama has RMSNorm,
+    # a learned position table added to the input once (as BERT's) where Llama rotates q and k,
+    # a two-matrix GELU network (the paper's Eq. 2 with GELU) where Llama has SwiGLU, and a bias
+    # on every projection.
+    norm: str = "rms"  # "rms" or "layer"
+    positions: str = "rotary"  # "rotary" or "learned"
+    ffn: str = "swiglu"  # "swiglu" or "gelu" (GELU's tanh approximation, as GPT-2's gelu_new)
+    out_bias: bool = False  # a bias on W^O and on the feed-forward's matrices (GPT-2)
 
     def __post_init__(self) -> None:
+        for name, allowed in (
+            ("norm", ("rms", "layer")),
+            ("positions", ("rotary", "learned")),
+            ("ffn", ("swiglu", "gelu")),
+        ):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
         if self.d_model % self.h or self.h % self.h_kv or (self.d_model // self.h) % 2:
             raise ValueError(
                 f"d_model {self.d_model} must split into h={self.h} heads of even size, and h "
@@ -72,7 +91,6 @@ class DecoderOnlyConfig:
 
     # What the views ask of any model's config (TransformerConfig has the same names).
     is_encoder_decoder = False
-    positions = "rotary"
 
 
 class RMSNorm(nn.Module):
@@ -116,7 +134,7 @@ class GroupedQueryAttention(nn.Module):
         self.w_q = nn.Linear(d, config.h * d_k, bias=config.qkv_bias)
         self.w_k = nn.Linear(d, config.h_kv * d_k, bias=config.qkv_bias)
         self.w_v = nn.Linear(d, config.h_kv * d_k, bias=config.qkv_bias)
-        self.w_o = nn.Linear(config.h * d_k, d, bias=False)
+        self.w_o = nn.Linear(config.h * d_k, d, bias=config.out_bias)
 
     def forward(
         self,
@@ -171,15 +189,34 @@ class SwiGLU(nn.Module):
         return out
 
 
-class Block(nn.Module):
-    """One pre-norm decoder layer: x + Attention(RMSNorm(x)), then x + FFN(RMSNorm(x))."""
+class GeluFFN(nn.Module):
+    """FFN(x) = GELU(x W_1 + b_1) W_2 + b_2: the paper's Eq. (2) with GELU for ReLU (GPT-2)."""
 
     def __init__(self, config: DecoderOnlyConfig):
         super().__init__()
-        self.attention_norm = RMSNorm(config.d_model, config.norm_eps)
+        self.w_1 = nn.Linear(config.d_model, config.d_ff, bias=config.out_bias)
+        self.w_2 = nn.Linear(config.d_ff, config.d_model, bias=config.out_bias)
+
+    def forward(self, x: Tensor) -> Tensor:
+        out: Tensor = self.w_2(F.gelu(self.w_1(x), approximate="tanh"))
+        return out
+
+
+def make_norm(config: DecoderOnlyConfig) -> nn.Module:
+    if config.norm == "layer":
+        return nn.LayerNorm(config.d_model, eps=config.norm_eps)
+    return RMSNorm(config.d_model, config.norm_eps)
+
+
+class Block(nn.Module):
+    """One pre-norm decoder layer: x + Attention(Norm(x)), then x + FFN(Norm(x))."""
+
+    def __init__(self, config: DecoderOnlyConfig):
+        super().__init__()
+        self.attention_norm = make_norm(config)
         self.self_attn = GroupedQueryAttention(config)
-        self.ffn_norm = RMSNorm(config.d_model, config.norm_eps)
-        self.feed_forward = SwiGLU(config)
+        self.ffn_norm = make_norm(config)
+        self.feed_forward: nn.Module = SwiGLU(config) if config.ffn == "swiglu" else GeluFFN(config)
 
     def forward(
         self,
@@ -207,14 +244,19 @@ class CausalLMOutput(NamedTuple):
 
 
 class CausalLM(nn.Module):
-    """Token embedding, N pre-norm blocks, a final RMSNorm, logits through the tied embedding."""
+    """Token embedding (plus GPT-2's learned positions), N pre-norm blocks, a final norm, logits
+    through the tied embedding (or an output matrix of its own)."""
 
     def __init__(self, config: DecoderOnlyConfig):
         super().__init__()
         self.config = config
         self.tokens = nn.Embedding(config.vocab, config.d_model)
+        # GPT-2's learned position table (Section 3.5's alternative, as BERT's); None with RoPE
+        self.positions = (
+            nn.Embedding(config.max_len, config.d_model) if config.positions == "learned" else None
+        )
         self.layers = nn.ModuleList(Block(config) for _ in range(config.N))
-        self.norm = RMSNorm(config.d_model, config.norm_eps)
+        self.norm = make_norm(config)
         self.output = (
             None if config.tie_embeddings else nn.Linear(config.d_model, config.vocab, bias=False)
         )
@@ -230,7 +272,8 @@ class CausalLM(nn.Module):
         start = 0 if past is None else past[0][0].size(2)
         n = ids.size(1)
         positions = torch.arange(start, start + n, device=ids.device)
-        rope = rope_angles(positions, c.d_k, c.rope_base) if settings.use_positions else None
+        rotary = settings.use_positions and self.positions is None
+        rope = rope_angles(positions, c.d_k, c.rope_base) if rotary else None
         # The causal mask (Section 3.2.3) and, with a window r, the band |i - j| <= r (Section 4),
         # for queries at positions start..start+n-1 over keys 0..start+n-1.
         i = positions[:, None]
@@ -240,6 +283,8 @@ class CausalLM(nn.Module):
             allowed = allowed & (i - j <= settings.window)
         mask = allowed[None, None]  # [1, 1, n, start + n]
         x = self.tokens(ids)
+        if self.positions is not None and settings.use_positions:
+            x = x + self.positions(positions)
         # without autograd every layer's softmax writes into one stack: no copy afterwards
         stack = weight_stack(c.N, x, n, start + n, c.h, settings.capture)
         hidden, records, cache = [x], [], []

@@ -34,19 +34,21 @@ PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 # What a language model of ours reads in one page run (as SmolLM2's MAX_TOKENS).
 CAUSAL_MAX_TOKENS = 128
 ENCODER_MAX_TOKENS = 512
-SUPPORTED = "BERT, RoBERTa, XLM-RoBERTa, DistilBERT, Llama, Mistral, Qwen2 (SmolLM)"
+SUPPORTED = "BERT, RoBERTa, XLM-RoBERTa, DistilBERT, GPT-2, Llama, Mistral, Qwen2 (SmolLM)"
 
 
 @dataclass(frozen=True)
 class Family:
-    """One kind of checkpoint: the name people know it by, our config from its config.json, and
-    its tensor names -> ours."""
+    """One kind of checkpoint: the name people know it by, our config from its config.json, its
+    tensor names -> ours, and what its tensors need besides a new name (GPT-2's fused, transposed
+    matrices)."""
 
     title: str
     kind: str  # "encoder" or "decoder"
     config: Callable[[Mapping[str, Any]], TransformerConfig | DecoderOnlyConfig]
     names: Callable[[Mapping[str, Any], set[str]], dict[str, str]]
     positions: str
+    convert: Callable[[dict[str, torch.Tensor]], dict[str, torch.Tensor]] | None = None
 
 
 def _get(c: Mapping[str, Any], key: str) -> Any:
@@ -213,6 +215,73 @@ def llama_names(c: Mapping[str, Any], tensors: set[str]) -> dict[str, str]:
     return mapping
 
 
+def gpt2_config(c: Mapping[str, Any]) -> DecoderOnlyConfig:
+    """GPT-2: pre-norm LayerNorm blocks, learned positions, a GELU (tanh) network, biases."""
+    _require(c, "activation_function", ("gelu_new", "gelu_pytorch_tanh"), "gelu_new")
+    _require(c, "scale_attn_by_inverse_layer_idx", (False,), False)
+    _require(c, "reorder_and_upcast_attn", (False,), False)
+    _require(c, "scale_attn_weights", (True,), True)
+    d_model, h = _get(c, "n_embd"), _get(c, "n_head")
+    return DecoderOnlyConfig(
+        vocab=_get(c, "vocab_size"),
+        N=_get(c, "n_layer"),
+        d_model=d_model,
+        d_ff=c.get("n_inner") or 4 * d_model,
+        h=h,
+        h_kv=h,
+        norm_eps=float(c.get("layer_norm_epsilon", 1e-5)),
+        max_len=_get(c, "n_positions"),
+        tie_embeddings=bool(c.get("tie_word_embeddings", True)),
+        qkv_bias=True,
+        norm="layer",
+        positions="learned",
+        ffn="gelu",
+        out_bias=True,
+    )
+
+
+_GPT2_LAYER = {
+    "ln_1": "attention_norm",
+    "attn.c_attn": "self_attn.w_qkv",  # W_q, W_k, W_v side by side: split by gpt2_convert
+    "attn.c_proj": "self_attn.w_o",
+    "ln_2": "ffn_norm",
+    "mlp.c_fc": "feed_forward.w_1",
+    "mlp.c_proj": "feed_forward.w_2",
+}
+
+
+def gpt2_names(c: Mapping[str, Any], tensors: set[str]) -> dict[str, str]:
+    p = _prefix(tensors, ("transformer.",), "wte.weight")
+    mapping = {
+        f"{p}wte.weight": "tokens.weight",
+        f"{p}wpe.weight": "positions.weight",
+        f"{p}ln_f.weight": "norm.weight",
+        f"{p}ln_f.bias": "norm.bias",
+    }
+    if not c.get("tie_word_embeddings", True):
+        mapping["lm_head.weight"] = "output.weight"
+    for i in range(c["n_layer"]):
+        for theirs, ours in _GPT2_LAYER.items():
+            for kind in ("weight", "bias"):
+                mapping[f"{p}h.{i}.{theirs}.{kind}"] = f"layers.{i}.{ours}.{kind}"
+    return mapping
+
+
+def gpt2_convert(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """GPT-2 stores its layers' matrices as [in, out] (its Conv1D), ours as [out, in]; and its
+    q, k and v as one matrix, [W_q | W_k | W_v]."""
+    converted = {}
+    for name, tensor in state.items():
+        if name.startswith("layers.") and tensor.dim() == 2:
+            tensor = tensor.T.contiguous()
+        if ".w_qkv." in name:
+            for part, chunk in zip("qkv", tensor.chunk(3, dim=0)):
+                converted[name.replace(".w_qkv.", f".w_{part}.")] = chunk.contiguous()
+        else:
+            converted[name] = tensor
+    return converted
+
+
 FAMILIES: dict[str, Family] = {
     "bert": Family("BERT", "encoder", bert_config, bert_names, "learned"),
     "roberta": Family("RoBERTa", "encoder", bert_config, bert_names, "learned"),
@@ -221,6 +290,7 @@ FAMILIES: dict[str, Family] = {
     "llama": Family("Llama", "decoder", llama_config, llama_names, "rotary"),
     "mistral": Family("Mistral", "decoder", llama_config, llama_names, "rotary"),
     "qwen2": Family("Qwen2", "decoder", llama_config, llama_names, "rotary"),
+    "gpt2": Family("GPT-2", "decoder", gpt2_config, gpt2_names, "learned", gpt2_convert),
 }
 # Tensors a checkpoint may hold that our blocks have no place for, on purpose: task heads on top
 # of the encoder (the attention never sees them) and constant buffers our code computes.
@@ -228,7 +298,13 @@ IGNORED_PREFIXES = (
     "cls.", "lm_head.", "pooler.", "bert.pooler.", "roberta.pooler.", "classifier.",
     "qa_outputs.", "pre_classifier.", "vocab_transform.", "vocab_layer_norm.", "vocab_projector.",
 )  # fmt: skip
-IGNORED_SUFFIXES = ("position_ids", "token_type_ids", "rotary_emb.inv_freq", "masked_bias")
+IGNORED_SUFFIXES = (
+    "position_ids",
+    "token_type_ids",
+    "rotary_emb.inv_freq",
+    "masked_bias",
+    ".attn.bias",
+)
 
 
 def _prefix(tensors: set[str], prefixes: tuple[str, ...], probe: str) -> str:
@@ -405,6 +481,8 @@ def build(checkpoint: Checkpoint) -> EncoderDecoder | CausalLM:
         except Exception as err:
             raise ModelUnavailable(f"{path.name} cannot be read ({err})") from None
     state = {ours: tensors[theirs].float() for theirs, ours in checkpoint.mapping.items()}
+    if checkpoint.family.convert is not None:
+        state = checkpoint.family.convert(state)
     config = checkpoint.model_config
     if isinstance(config, TransformerConfig):
         offset = _position_offset(checkpoint.config)

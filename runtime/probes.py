@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from model.decoder_only import CausalLM
 from model.transformer import sinusoidal_table
 
 from .loaded import SENTENCE_ENDS, LoadedModel, capitalised_as, paper_model, read_as
@@ -69,7 +70,11 @@ def input_parts(loaded: LoadedModel, text: str) -> InputParts:
 
 
 def position_table(loaded: LoadedModel, n_positions: int) -> np.ndarray:
-    """[position, d_model]: the vectors the model adds for positions 0..n-1 (learned or sinusoidal)."""
+    """[position, d_model]: the vectors the model adds for positions 0..n-1 (learned or sinusoidal;
+    a language model's learned table, GPT-2's, as well)."""
+    if isinstance(loaded.model, CausalLM) and loaded.model.positions is not None:
+        table = loaded.model.positions.weight[: min(n_positions, loaded.model.config.max_len)]
+        return table.detach().float().cpu().numpy()
     model = paper_model(loaded)
     config = model.config
     n_positions = min(n_positions, config.max_len)

@@ -34,7 +34,7 @@ CORPUS = TEXTS * 3 + [
     "the quick brown fox jumps over a lazy dog while reading interesting papers",
     "a lecturer types a sentence in front of a class and the model translates it",
 ]
-FAMILIES = ("bert", "roberta", "distilbert", "llama", "mistral", "qwen2")
+FAMILIES = ("bert", "roberta", "distilbert", "gpt2", "llama", "mistral", "qwen2")
 ENCODERS = ("bert", "roberta", "distilbert")
 
 
@@ -108,6 +108,14 @@ def write_model(family: str, folder: Path, seed: int = 0, **overrides: object) -
         )  # fmt: skip
         cls = transformers.DistilBertModel
         fast = dict(pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]")
+    elif family == "gpt2":
+        tokenizer = _byte_level(["<|endoftext|>"], None)
+        config = transformers.GPT2Config(
+            vocab_size=tokenizer.get_vocab_size(), n_embd=32, n_layer=2, n_head=4,
+            n_positions=256, bos_token_id=0, eos_token_id=0,
+        )  # fmt: skip
+        cls = transformers.GPT2LMHeadModel
+        fast = dict(bos_token="<|endoftext|>", eos_token="<|endoftext|>")
     else:
         special = ["<s>", "</s>", "<|im_start|>", "<|im_end|>"]
         tokenizer = _byte_level(special, "<s> $A" if family != "qwen2" else None)

@@ -8,8 +8,9 @@ import streamlit as st
 
 from model.transformer import sinusoidal_table
 from model.weights import WeightsError
+from runtime.loaded import is_language_model
 from runtime.probes import input_parts, position_table, shuffle_words
-from runtime.registry import ModelEntry, ModelUnavailable, find_model
+from runtime.registry import ModelEntry, ModelUnavailable, all_models, find_model
 from runtime.trace import Trace
 from viz import positional
 from viz.attention import heatmap
@@ -49,6 +50,9 @@ def render(ctx: state.ViewContext) -> None:
     # first, then beside the paper's sinusoids; it adds nothing to its input, so the sections
     # on the input's parts and on positions switched off in the encoder are the paper's.
     rotary = config.positions == "rotary"
+    # the sections on the input's parts and on positions switched off run the paper's encoder:
+    # a language model with a learned table (GPT-2) shows that table and the sinusoids only
+    encoder = not rotary and not is_language_model(ctx.loaded)
     if rotary:
         rope_section.render(ctx)
         st.subheader("The paper's way: sinusoids added to the input, once")
@@ -57,7 +61,7 @@ def render(ctx: state.ViewContext) -> None:
         "the order of the words. The paper adds to each input embedding a vector that depends "
         "only on the position (Section 3.5):"
     )
-    if not rotary:
+    if encoder:
         # This text's run without positions here, though its section comes last: a new
         # text's first view names that work at once (its status line), not after the
         # sinusoids' figures (0.78 s in make bench, section 11); the section reads the cache.
@@ -158,7 +162,7 @@ def render(ctx: state.ViewContext) -> None:
         f"at offset 0 every position has PE·PE = d_model/2 = {d_model // 2}."
     )
 
-    if not rotary:
+    if encoder:
         _input_parts_section(ctx)
         _positions_off_section(ctx)
     _learned_positions_section(ctx, n_positions)
@@ -300,15 +304,18 @@ def _positions_off_section(ctx: state.ViewContext) -> None:
         )
 
 
-def learned_positions_model() -> ModelEntry | None:
-    """The model whose learned position vectors are shown beside the sinusoids, whichever model
-    the sidebar has: the first that offers learned positions."""
+def learned_positions_model(current: str | None = None) -> ModelEntry | None:
+    """The model whose learned position vectors are shown beside the sinusoids: the sidebar's
+    model `current` where it learned them, else the first model that offers learned positions."""
+    models = all_models()
+    if current in models and models[current].positions == "learned":
+        return models[current]
     return find_model(lambda entry: entry.positions == "learned")
 
 
 def _learned_positions_section(ctx: state.ViewContext, n_positions: int) -> None:
-    st.subheader("Learned position vectors of a pretrained encoder, beside the sinusoids")
-    entry = learned_positions_model()
+    st.subheader("Learned position vectors of a pretrained model, beside the sinusoids")
+    entry = learned_positions_model(ctx.name)
     if entry is None:
         st.info("No model here learned its position vectors, so there are none to compare with.")
         return

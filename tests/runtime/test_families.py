@@ -205,3 +205,13 @@ def test_byte_level_pieces_are_shown_as_their_text(ours):
     assert "".join(tokens[1:-1]) == "The small dog."  # " small", not "Ġsmall"
     wordpiece = ours["bert"].tokenizer
     assert any(t.startswith("##") for t in wordpiece.tokens(wordpiece.encode("unfamiliar").ids))
+
+
+def test_gpt2s_learned_position_table_is_its_own(folders, ours):
+    from safetensors.torch import load_file
+
+    from runtime.probes import position_table
+
+    stored = load_file(str(folders["gpt2"] / "model.safetensors"))["transformer.wpe.weight"]
+    assert (position_table(ours["gpt2"], 10) == stored[:10].numpy()).all()
+    assert ours["gpt2"].model.config.positions == "learned"

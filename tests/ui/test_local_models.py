@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from runtime import local
-from tests.tiny_models import FAMILIES, cache_layout, write_model
+from tests.tiny_models import ENCODERS, FAMILIES, cache_layout, write_model
 
 pytest.importorskip("transformers")
 
@@ -84,7 +84,7 @@ def test_every_tab_opens_on_every_family(family, tab):
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     labels = [t.label for t in at.tabs]
-    if family in ("llama", "mistral", "qwen2") and tab in (
+    if family not in ENCODERS and tab in (
         "Attention vs gradients",
         "The paper, live",
     ):
@@ -93,3 +93,10 @@ def test_every_tab_opens_on_every_family(family, tab):
     assert tab in labels
     caption = at.sidebar.caption[0].value
     assert "layers × 4 heads" in caption
+
+
+def test_gpt2s_positional_tab_shows_its_own_learned_table():
+    at = _app(NAMES["gpt2"], "Positional encoding")
+    assert not at.exception
+    texts = " ".join(m.value for m in at.markdown)
+    assert "tiny-gpt2 (GPT-2, 2 layers × 4 heads) learned one vector per position" in texts
