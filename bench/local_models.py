@@ -2,7 +2,8 @@
 beside transformers reading the same folder: the load (config, safetensors, our blocks; theirs:
 `from_pretrained`) and one forward pass with every attention weight captured (theirs: eager,
 `output_attentions=True`) at 128 and 512 tokens, interleaved, one thread. Random weights of two
-shapes written by transformers itself: a BERT-base-shaped encoder and a Llama-shaped decoder.
+shapes written by transformers itself: a BERT-base-shaped encoder, a GPT-2-small-shaped and a
+Llama-shaped decoder.
 
     .venv/bin/python -m bench.local_models [--quick]
 """
@@ -33,6 +34,10 @@ SHAPES = {
             intermediate_size=3072, max_position_embeddings=512,
         ),
     ),
+    "GPT-2-small-shaped decoder": (
+        "GPT2LMHeadModel",
+        dict(vocab_size=50257, n_embd=768, n_layer=12, n_head=12, n_positions=1024),
+    ),
     "Llama-shaped decoder": (
         "LlamaForCausalLM",
         dict(
@@ -49,9 +54,11 @@ def write(folder: Path, architecture: str, sizes: dict) -> None:
 
     transformers.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
-    config_class = (
-        transformers.BertConfig if architecture == "BertModel" else transformers.LlamaConfig
-    )
+    config_class = {
+        "BertModel": transformers.BertConfig,
+        "GPT2LMHeadModel": transformers.GPT2Config,
+        "LlamaForCausalLM": transformers.LlamaConfig,
+    }[architecture]
     torch.manual_seed(0)
     getattr(transformers, architecture)(config_class(**sizes)).save_pretrained(folder)
     # the forward is timed on ids; the loader only needs a tokenizer that loads
@@ -127,7 +134,11 @@ def local_models_bench(quick: bool, repeats: int) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--shape", choices=list(SHAPES), help="only this shape")
     args = parser.parse_args()
+    if args.shape:
+        for other in set(SHAPES) - {args.shape}:
+            del SHAPES[other]
     torch.set_num_threads(1)
     results = local_models_bench(args.quick, 3 if args.quick else 7)
     print(

@@ -550,7 +550,7 @@ def local_section(result: list[dict]) -> str:
             "### 12. A model found on the machine (`runtime/families.py`), beside transformers",
             "",
             "Random weights written by transformers' `save_pretrained` (a BERT-base-shaped "
-            "encoder, 109 M parameters; a Llama-shaped decoder, 12 layers, d_model 768, 12 query "
+            "encoder, 109 M parameters; a GPT-2-small-shaped decoder, 124 M; a Llama-shaped decoder, 12 layers, d_model 768, 12 query "
             "heads over 4 key/value heads, 125 M), read from the folder by our loader and by "
             "`from_pretrained`; then one forward pass with every attention weight captured "
             "(theirs: eager, `output_attentions=True`), interleaved, one thread; ratio: the "

@@ -273,10 +273,10 @@ def gpt2_convert(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     converted = {}
     for name, tensor in state.items():
         if name.startswith("layers.") and tensor.dim() == 2:
-            tensor = tensor.T.contiguous()
+            tensor = tensor.T  # a view: the matrix products read it transposed, nothing copied
         if ".w_qkv." in name:
             for part, chunk in zip("qkv", tensor.chunk(3, dim=0)):
-                converted[name.replace(".w_qkv.", f".w_{part}.")] = chunk.contiguous()
+                converted[name.replace(".w_qkv.", f".w_{part}.")] = chunk
         else:
             converted[name] = tensor
     return converted
