@@ -1,7 +1,9 @@
-"""Models people already have on disk, in our own blocks: a Hugging Face folder (config.json,
-safetensors weights, tokenizer.json) read into the paper's encoder (BERT, RoBERTa, DistilBERT)
-or into the decoder-only blocks (Llama, Mistral, Qwen2, SmolLM), so every run setting (the scale,
-ablated heads, the window r, positions off) and every view works on them as on the shipped ones.
+"""Models people already have on disk, the families our blocks hold: a Hugging Face folder
+(config.json, safetensors weights, tokenizer.json) described for the paper's encoder (BERT,
+RoBERTa, DistilBERT) or for the decoder-only blocks (GPT-2, Llama, Mistral, Qwen2, SmolLM), so
+every run setting (the scale, ablated heads, the window r, positions off) and every view works on
+them as on the shipped ones. What a folder holds is checked here without loading a weight;
+runtime/local_load.py loads it.
 
 Weights are read from safetensors only: a folder with only pickle files (`pytorch_model.bin`) is
 refused, as unpickling can run code. In the Hugging Face cache a weights file is a link to a blob
@@ -14,26 +16,19 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import torch
 from safetensors import safe_open
-from safetensors.torch import load_file
 
-from model.decoder_only import CausalLM, DecoderOnlyConfig
-from model.transformer import EncoderDecoder, TransformerConfig
+from model.decoder_only import DecoderOnlyConfig
+from model.transformer import TransformerConfig
 from model.weights import sha256_of
 
-from .causal import run_causal
-from .loaded import LoadedModel, ModelUnavailable, prepare
-from .pretrained import WordPieceTokenizer, bert_to_ours
-from .smollm2 import ByteLevelTokenizer
+from .loaded import ModelUnavailable
+from .pretrained import bert_to_ours
 
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
-# What a language model of ours reads in one page run (as SmolLM2's MAX_TOKENS).
-CAUSAL_MAX_TOKENS = 128
-ENCODER_MAX_TOKENS = 512
 SUPPORTED = "BERT, RoBERTa, XLM-RoBERTa, DistilBERT, GPT-2, Llama, Mistral, Qwen2 (SmolLM)"
 
 
@@ -73,7 +68,7 @@ def bert_config(c: Mapping[str, Any]) -> TransformerConfig:
     embeddings. RoBERTa numbers positions from pad_token_id + 1: its first rows are never read."""
     _require(c, "hidden_act", ("gelu",), "gelu")
     _require(c, "position_embedding_type", ("absolute",), "absolute")
-    offset = _position_offset(c)
+    offset = position_offset(c)
     return TransformerConfig(
         src_vocab=_get(c, "vocab_size"),
         N=_get(c, "num_hidden_layers"),
@@ -93,7 +88,7 @@ def bert_config(c: Mapping[str, Any]) -> TransformerConfig:
     )
 
 
-def _position_offset(c: Mapping[str, Any]) -> int:
+def position_offset(c: Mapping[str, Any]) -> int:
     """RoBERTa's position of the first token is pad_token_id + 1 (BERT's is 0)."""
     if c.get("model_type") in ("roberta", "xlm-roberta"):
         return int(c.get("pad_token_id", 1)) + 1
@@ -442,164 +437,3 @@ def _numel(shape: tuple[int, ...]) -> int:
     for size in shape:
         n *= size
     return n
-
-
-def memory_needed(parameters: int) -> int:
-    """Bytes the loaded model takes: float32 weights, read once more while they are copied."""
-    return parameters * 4 * 2
-
-
-def memory_free() -> int | None:
-    """Bytes the kernel says it can give (MemAvailable), None where it does not say."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
-
-
-def check_memory(parameters: int, free: int | None = None) -> None:
-    free = memory_free() if free is None else free
-    needed = memory_needed(parameters)
-    if free is not None and needed > free:
-        raise ModelUnavailable(
-            f"it needs {needed / 2**30:.1f} GiB to load ({parameters / 1e6:,.0f}M parameters as "
-            f"float32, read once more while copied), and {free / 2**30:.1f} GiB are free"
-        )
-
-
-def build(checkpoint: Checkpoint) -> EncoderDecoder | CausalLM:
-    """Our blocks holding the checkpoint's weights (on the CPU)."""
-    for path in checkpoint.weights:
-        check_blob(path)
-    tensors: dict[str, torch.Tensor] = {}
-    for path in checkpoint.weights:
-        try:
-            tensors.update(load_file(str(path)))  # safetensors: no pickle, no code
-        except Exception as err:
-            raise ModelUnavailable(f"{path.name} cannot be read ({err})") from None
-    state = {ours: tensors[theirs].float() for theirs, ours in checkpoint.mapping.items()}
-    if checkpoint.family.convert is not None:
-        state = checkpoint.family.convert(state)
-    config = checkpoint.model_config
-    if isinstance(config, TransformerConfig):
-        offset = _position_offset(checkpoint.config)
-        key = "src_embed.positions.table.weight"
-        state[key] = state[key][offset:]
-        with torch.device("meta"):
-            model: EncoderDecoder | CausalLM = EncoderDecoder(config)
-    else:
-        with torch.device("meta"):
-            model = CausalLM(config)
-    ours = model.state_dict()
-    if set(ours) != set(state):
-        raise ModelUnavailable(
-            f"parameters not filled: {sorted(set(ours) - set(state))[:3]}; "
-            f"unknown: {sorted(set(state) - set(ours))[:3]}"
-        )
-    for name, tensor in state.items():
-        if ours[name].shape != tensor.shape:
-            raise ModelUnavailable(
-                f"{name}: the checkpoint has shape {tuple(tensor.shape)}, "
-                f"our blocks {tuple(ours[name].shape)}"
-            )
-    model.load_state_dict(state, strict=True, assign=True)
-    return model
-
-
-def chat_template(folder: Path) -> tuple[str, dict[str, str]]:
-    """The model's chat template (chat_template.jinja or tokenizer_config.json; "" for none) and
-    the tokens a template names (bos_token, eos_token)."""
-    settings = _json_or_empty(folder / "tokenizer_config.json")
-    tokens = {
-        key: value if isinstance(value, str) else value.get("content", "")
-        for key in ("bos_token", "eos_token")
-        if isinstance(value := settings.get(key), str | dict)
-    }
-    jinja = folder / "chat_template.jinja"
-    if jinja.is_file():
-        return jinja.read_text(encoding="utf-8"), tokens
-    template = settings.get("chat_template")
-    return (template if isinstance(template, str) else ""), tokens
-
-
-def stop_ids(folder: Path, config: Mapping[str, Any]) -> frozenset[int]:
-    """The tokens that end what the model writes: eos_token_id of its configs."""
-    ids: set[int] = set()
-    for source in (config, _json_or_empty(folder / "generation_config.json")):
-        eos = source.get("eos_token_id")
-        ids.update([eos] if isinstance(eos, int) else [i for i in eos or [] if isinstance(i, int)])
-    return frozenset(ids)
-
-
-def _json_or_empty(path: Path) -> dict[str, Any]:
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return found if isinstance(found, dict) else {}
-
-
-def load_folder(
-    folder: Path, name: str, title: str, source: str, device: torch.device
-) -> LoadedModel:
-    """The model in `folder` in our blocks, with its own tokenizer; `title` names it on the page,
-    `source` says where it was found."""
-    checkpoint = inspect(folder)
-    check_memory(checkpoint.parameters)
-    try:
-        tokenizer_json = (folder / "tokenizer.json").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ModelUnavailable(f"tokenizer.json cannot be read ({err})") from None
-    model = build(checkpoint)
-    config = checkpoint.model_config
-    family = checkpoint.family
-    info = {
-        "description": (
-            f"{title}: a {family.title} model found on this machine ({config.N} layers × "
-            f"{config.h} heads, d_model {config.d_model}, {checkpoint.parameters / 1e6:,.1f}M "
-            f"parameters), run in this project's own {family.kind} blocks."
-        ),
-        "source": source,
-        "tokenizer": f"its own tokenizer.json, {_vocab(config):,} tokens",
-    }
-    try:
-        if isinstance(model, CausalLM):
-            tokenizer: Any = ByteLevelTokenizer(tokenizer_json, *chat_template(folder))
-        else:
-            tokenizer = WordPieceTokenizer(folder / "tokenizer.json", config.max_len)
-    except Exception as err:  # `tokenizers` raises its own Exception type for a bad file
-        raise ModelUnavailable(f"tokenizer.json does not load ({err})") from None
-    label = f"{title} ({family.title}, {config.N} layers × {config.h} heads)"
-    common: dict[str, Any] = {
-        "name": name,
-        "label": label,
-        # (both branches alike: `prepare` keeps the model's own type)
-        "model": (
-            prepare(model, torch.device(device))
-            if isinstance(model, CausalLM)
-            else prepare(model, torch.device(device))
-        ),
-        "tokenizer": tokenizer,
-        "device": torch.device(device),
-        "info": MappingProxyType(info),
-    }
-    if isinstance(model, CausalLM):
-        return LoadedModel(
-            **common,
-            max_source_tokens=min(CAUSAL_MAX_TOKENS, model.config.max_len),
-            special_tokens=frozenset(tokenizer.special),
-            stop_ids=stop_ids(folder, checkpoint.config),
-            runner=run_causal,
-        )
-    return LoadedModel(
-        **common,
-        max_source_tokens=min(ENCODER_MAX_TOKENS, config.max_len),
-        special_tokens=frozenset(tokenizer.special),
-    )
-
-
-def _vocab(config: TransformerConfig | DecoderOnlyConfig) -> int:
-    return config.src_vocab if isinstance(config, TransformerConfig) else config.vocab

@@ -7,7 +7,8 @@ HF_HOME/hub, else ~/.cache/huggingface/hub; each model is a `models--org--name` 
 the system's path separator, as PATH) or the server's `--models` option: a folder holding a model
 (its config.json), or a folder of such folders (searched MAX_DEPTH levels down).
 
-Only the server's configuration decides what is read: a browser chooses among the names listed
+GGUF files (llama.cpp's format) are listed one by one, in a configured folder and in a cached
+repository. Only the server's configuration decides what is read: a browser chooses among the names listed
 here and never sends a path.
 """
 
@@ -21,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .families import inspect
+from .gguf_file import GGUFModel
 from .loaded import ModelUnavailable
 
 MODEL_DIRS_ENV = "ATLAS_MODEL_DIRS"
@@ -80,16 +82,29 @@ def found(environ: Mapping[str, str] = os.environ) -> tuple[Found, ...]:
 def _found(cache: Path, dirs: tuple[Path, ...]) -> tuple[Found, ...]:
     results: dict[str, Found] = {}
     for title, snapshot in _cache_snapshots(cache):
-        results.setdefault(f"hf:{title}", describe(f"hf:{title}", title, snapshot, HF_SOURCE))
+        if (snapshot / "config.json").is_file() or not _gguf_files(snapshot):
+            results.setdefault(f"hf:{title}", describe(f"hf:{title}", title, snapshot, HF_SOURCE))
+        for gguf in _gguf_files(snapshot):  # a repository of GGUF files: one entry each
+            name = f"hf:{title}/{gguf.name}"
+            results.setdefault(name, describe(name, f"{title}/{gguf.name}", gguf, HF_SOURCE))
     for root in dirs:
         for folder in _model_folders(root):
-            title = folder.name if folder != root else root.name
-            name = f"dir:{title}"
-            if name in results:  # two folders of one name: the second by its parent too
+            if folder.suffix == ".gguf":
+                title, name = folder.name, f"gguf:{folder.name}"
+            else:
+                title, name = folder.name, f"dir:{folder.name}"
+            if name in results:  # two of one name: the second by its parent too
                 title = f"{folder.parent.name}/{folder.name}"
-                name = f"dir:{title}"
+                name = f"{name.split(':')[0]}:{title}"
             results.setdefault(name, describe(name, title, folder, str(root)))
     return tuple(results.values())
+
+
+def _gguf_files(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if p.suffix == ".gguf" and p.is_file())
+    except OSError:
+        return []
 
 
 def _cache_snapshots(cache: Path) -> Iterator[tuple[str, Path]]:
@@ -118,7 +133,7 @@ def _cache_snapshots(cache: Path) -> Iterator[tuple[str, Path]]:
 
 def _model_folders(root: Path, depth: int = 0) -> Iterator[Path]:
     """`root` if it holds a model (config.json, or weights without one: listed, to say so), else
-    the model folders under it."""
+    the model folders and the GGUF files under it."""
     try:
         names = {p.name for p in root.iterdir()}
     except OSError:
@@ -126,6 +141,7 @@ def _model_folders(root: Path, depth: int = 0) -> Iterator[Path]:
     if "config.json" in names or any(n.endswith((".safetensors", ".bin")) for n in names):
         yield root
         return
+    yield from _gguf_files(root)
     if depth >= MAX_DEPTH:
         return
     try:
@@ -137,7 +153,10 @@ def _model_folders(root: Path, depth: int = 0) -> Iterator[Path]:
 
 
 def describe(name: str, title: str, folder: Path, source: str) -> Found:
-    """What the page lists for a folder: its family and size, or why it cannot run."""
+    """What the page lists for a folder (or a GGUF file): its family and size, or why it cannot
+    run."""
+    if folder.suffix == ".gguf":
+        return _describe_gguf(name, title, folder, source)
     try:
         checkpoint = inspect(folder)
     except ModelUnavailable as err:
@@ -153,6 +172,27 @@ def describe(name: str, title: str, folder: Path, source: str) -> Found:
         layers=config.N,
         heads=config.h,
         parameters=checkpoint.parameters,
+    )
+
+
+def _describe_gguf(name: str, title: str, path: Path, source: str) -> Found:
+    architecture = "GGUF"
+    try:
+        file = GGUFModel(path)
+        architecture = f"GGUF {file.architecture}"
+        config = file.check()
+    except ModelUnavailable as err:
+        return Found(name, title, path, source, architecture, reason=str(err))
+    return Found(
+        name,
+        title,
+        path,
+        source,
+        architecture=architecture,
+        family=file.architecture,
+        layers=config.N,
+        heads=config.h,
+        parameters=file.parameters(),
     )
 
 

@@ -253,10 +253,11 @@ def local_entry(found: Found) -> ModelEntry:
 
 
 def _load_found(found: Found, device: torch.device) -> LoadedModel:
-    from .families import load_folder
+    from .local_load import load_folder, load_gguf
 
     source = f"{found.folder} ({found.source})"
-    return load_folder(found.folder, found.name, found.title, source, device)
+    load = load_gguf if found.folder.suffix == ".gguf" else load_folder
+    return load(found.folder, found.name, found.title, source, device)
 
 
 def all_models() -> dict[str, ModelEntry]:

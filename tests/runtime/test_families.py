@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from model.transformer import padding_mask
-from runtime import families
+from runtime import families, local_load
 from runtime.loaded import ModelUnavailable
 from runtime.trace import run
 from tests.tiny_models import ENCODERS, FAMILIES, TEXTS, write_model
@@ -29,7 +29,7 @@ def folders(tmp_path_factory):
 @pytest.fixture(scope="module")
 def ours(folders):
     return {
-        family: families.load_folder(folder, f"dir:{family}", family, str(folder), CPU)
+        family: local_load.load_folder(folder, f"dir:{family}", family, str(folder), CPU)
         for family, folder in folders.items()
     }
 
@@ -122,7 +122,7 @@ def test_a_question_is_asked_through_the_models_own_chat_template(ours):
 def test_a_base_model_without_a_template_continues_a_question(tmp_path):
     folder = write_model("llama", tmp_path / "base")
     (folder / "chat_template.jinja").unlink()
-    loaded = families.load_folder(folder, "dir:base", "base", str(folder), CPU)
+    loaded = local_load.load_folder(folder, "dir:base", "base", str(folder), CPU)
     trace = run(loaded, "What is the capital of France?")
     assert "<|im_start|>" not in trace.source_tokens[: trace.prompt_length]
     assert trace.source_tokens[0] == "<s>"  # the tokenizer's own post-processor
@@ -189,12 +189,12 @@ def test_a_tokenizer_that_does_not_load_is_refused(tmp_path, folders):
         (folder / path.name).write_bytes(path.read_bytes())
     (folder / "tokenizer.json").write_text("{not json")
     with pytest.raises(ModelUnavailable, match="tokenizer.json does not load"):
-        families.load_folder(folder, "dir:badtok", "badtok", str(folder), CPU)
+        local_load.load_folder(folder, "dir:badtok", "badtok", str(folder), CPU)
 
 
 def test_a_model_bigger_than_free_memory_is_refused_before_loading():
     with pytest.raises(ModelUnavailable, match=r"needs 7.5 GiB .* 2.0 GiB are free"):
-        families.check_memory(1_000_000_000, free=2 << 30)
+        local_load.check_memory(1_000_000_000, free=2 << 30)
 
 
 def test_byte_level_pieces_are_shown_as_their_text(ours):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from runtime import smollm2
+from runtime import gguf_file, smollm2
 from runtime.loaded import ModelUnavailable
 
 ATOL = 1e-4
@@ -133,7 +133,7 @@ def test_unpermuting_inverts_the_converters_permutation():
     # llama.cpp's convert_hf_to_gguf.py: reshape(n_head, 2, d_k // 2, *) and swap axes 1 and 2
     permuted = w.reshape(3, 2, 4, 5).swapaxes(1, 2).reshape(w.shape)
     assert not np.array_equal(permuted, w)
-    np.testing.assert_array_equal(smollm2.unpermute_rope_rows(permuted, 3), w)
+    np.testing.assert_array_equal(gguf_file.unpermute_rope_rows(permuted, 3), w)
 
 
 def test_a_later_start_reads_the_cache_within_3_seconds_of_work(ours):
