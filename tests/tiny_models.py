@@ -161,3 +161,89 @@ def cache_layout(cache: Path, repo: str, folder: Path, revision: str = "0" * 40)
     (root / "refs").mkdir(exist_ok=True)
     (root / "refs" / "main").write_text(revision)
     return snapshot
+
+
+def permute_rope_rows(weight, n_heads: int):
+    """The row order llama.cpp's converter (convert_hf_to_gguf.py, LlamaModel.permute) writes a
+    Llama's W_q and W_k in: each head's two halves interleaved."""
+    rows = weight.shape[0]
+    return (
+        weight.reshape(n_heads, 2, rows // n_heads // 2, *weight.shape[1:])
+        .swapaxes(1, 2)
+        .reshape(weight.shape)
+    )
+
+
+def write_gguf(family: str, path: Path, seed: int = 0) -> Path:
+    """A tiny random `family` ("llama" or "qwen2") model as a float32 GGUF file, written with
+    `gguf`'s own writer from the model transformers wrote (as llama.cpp's converter would)."""
+    import json
+
+    import gguf
+    from safetensors.torch import load_file
+
+    folder = write_model(family, path.parent / f".{path.stem}-hf", seed=seed)  # hidden: not listed
+    config = json.loads((folder / "config.json").read_text())
+    tokenizer = json.loads((folder / "tokenizer.json").read_text())
+    tensors = load_file(str(folder / "model.safetensors"))
+    writer = gguf.GGUFWriter(str(path), family)
+    writer.add_name(f"tiny-{family}")
+    writer.add_context_length(config["max_position_embeddings"])
+    writer.add_embedding_length(config["hidden_size"])
+    writer.add_block_count(config["num_hidden_layers"])
+    writer.add_feed_forward_length(config["intermediate_size"])
+    writer.add_head_count(config["num_attention_heads"])
+    writer.add_head_count_kv(config["num_key_value_heads"])
+    writer.add_rope_dimension_count(config["hidden_size"] // config["num_attention_heads"])
+    writer.add_rope_freq_base(float(config.get("rope_theta", 10000.0)))
+    writer.add_layer_norm_rms_eps(config["rms_norm_eps"])
+    writer.add_vocab_size(config["vocab_size"])
+    vocab = tokenizer["model"]["vocab"]
+    tokens = sorted(vocab, key=vocab.get)
+    special = {t["content"] for t in tokenizer["added_tokens"] if t["special"]}
+    merges = [m if isinstance(m, str) else " ".join(m) for m in tokenizer["model"]["merges"]]
+    writer.add_tokenizer_model("gpt2")
+    writer.add_tokenizer_pre("llama-bpe" if family == "llama" else "qwen2")
+    writer.add_token_list(tokens)
+    writer.add_token_types([3 if t in special else 1 for t in tokens])
+    writer.add_token_merges(merges)
+    writer.add_bos_token_id(vocab["<s>"])
+    writer.add_eos_token_id(vocab["<|im_end|>"])
+    writer.add_chat_template(CHAT_TEMPLATE)
+    names = {
+        "input_layernorm.weight": "attn_norm.weight",
+        "self_attn.q_proj.weight": "attn_q.weight",
+        "self_attn.k_proj.weight": "attn_k.weight",
+        "self_attn.v_proj.weight": "attn_v.weight",
+        "self_attn.q_proj.bias": "attn_q.bias",
+        "self_attn.k_proj.bias": "attn_k.bias",
+        "self_attn.v_proj.bias": "attn_v.bias",
+        "self_attn.o_proj.weight": "attn_output.weight",
+        "post_attention_layernorm.weight": "ffn_norm.weight",
+        "mlp.gate_proj.weight": "ffn_gate.weight",
+        "mlp.up_proj.weight": "ffn_up.weight",
+        "mlp.down_proj.weight": "ffn_down.weight",
+    }
+    for name, tensor in tensors.items():
+        array = tensor.float().numpy()
+        if name == "model.embed_tokens.weight":
+            gguf_name = "token_embd.weight"
+        elif name == "model.norm.weight":
+            gguf_name = "output_norm.weight"
+        elif name == "lm_head.weight":
+            if config.get("tie_word_embeddings"):
+                continue
+            gguf_name = "output.weight"
+        else:
+            layer, rest = name.removeprefix("model.layers.").split(".", 1)
+            gguf_name = f"blk.{layer}.{names[rest]}"
+            if family == "llama" and rest == "self_attn.q_proj.weight":
+                array = permute_rope_rows(array, config["num_attention_heads"])
+            elif family == "llama" and rest == "self_attn.k_proj.weight":
+                array = permute_rope_rows(array, config["num_key_value_heads"])
+        writer.add_tensor(gguf_name, array)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from runtime import local
-from tests.tiny_models import ENCODERS, FAMILIES, cache_layout, write_model
+from tests.tiny_models import ENCODERS, FAMILIES, cache_layout, write_gguf, write_model
 
 pytest.importorskip("transformers")
 
@@ -28,6 +28,7 @@ TABS = [
 ]
 # one family of each kind from the cache, the others from a configured folder
 NAMES = {f: f"hf:org/tiny-{f}" if f in ("bert", "llama") else f"dir:tiny-{f}" for f in FAMILIES}
+NAMES["gguf"] = "gguf:tiny-qwen2.gguf"  # a GGUF file in the configured folder
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -40,6 +41,7 @@ def machine(tmp_path_factory):
             cache_layout(root / "hub", f"org/tiny-{family}", root / "src" / family)
         else:
             write_model(family, folder / f"tiny-{family}", seed=i)
+    write_gguf("qwen2", folder / "tiny-qwen2.gguf", seed=11)
     broken = folder / "broken <i>model"
     broken.mkdir()
     (broken / "config.json").write_text(json.dumps({"model_type": "gpt_neox"}))
@@ -77,7 +79,7 @@ def test_what_cannot_run_is_counted_with_its_reason_as_text():
     assert line.startswith("broken <i>model (gpt_neox): gpt_neox is not an architecture")
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", list(NAMES))
 @pytest.mark.parametrize("tab", TABS)
 def test_every_tab_opens_on_every_family(family, tab):
     at = _app(NAMES[family], tab)
