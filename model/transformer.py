@@ -13,6 +13,7 @@ keys are returned, not hooked, so no state is left behind by a call.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -39,13 +40,17 @@ class TransformerConfig:
     # Section 3.4: one weight matrix for both embeddings and the pre-softmax linear map.
     share_embeddings: bool = True
     # Options that let our blocks host other trained weights (BERT-style encoders).
-    activation: str = "relu"  # "relu" (paper) or "gelu"
+    activation: str = "relu"  # "relu" (paper), "gelu" (BERT) or "silu" (Marian's swish)
     positions: str = "sinusoidal"  # "sinusoidal" (paper, Section 3.5) or "learned"
     type_vocab: int = 0  # token-type (segment) embeddings; 0 = none
     scale_embeddings: bool = True  # multiply embeddings by sqrt(d_model), Section 3.4
     embedding_norm: bool = False  # LayerNorm on the summed input embeddings (BERT)
     layer_norm_eps: float = 1e-5
     pad_id: int = 0
+    # Where the sinusoids' sines and cosines go: "interleaved" (Section 3.5: sine at 2i, cosine at
+    # 2i+1) or "halves" (Marian: the d_model/2 sines, then the cosines; the same vectors with
+    # their dimensions reordered)
+    sinusoids: str = "interleaved"
     # Pre-norm residual connections, x + Dropout(Sublayer(LayerNorm(x))), and a LayerNorm after
     # each stack (Xiong et al., 2020); False is the paper's post-norm (Section 3.1). Issue 47's
     # short runs compare the two on the translator.
@@ -54,8 +59,10 @@ class TransformerConfig:
     def __post_init__(self) -> None:
         if self.d_model % self.h:
             raise ValueError(f"d_model={self.d_model} is not divisible by h={self.h}")
-        if self.activation not in ("relu", "gelu"):
+        if self.activation not in ("relu", "gelu", "silu"):
             raise ValueError(f"unknown activation {self.activation!r}")
+        if self.sinusoids not in ("interleaved", "halves"):
+            raise ValueError(f"unknown sinusoid layout {self.sinusoids!r}")
         if self.positions not in ("sinusoidal", "learned"):
             raise ValueError(f"unknown positions {self.positions!r}")
 
@@ -264,7 +271,12 @@ class PositionwiseFeedForward(nn.Module):
         super().__init__()
         self.w_1 = nn.Linear(d_model, d_ff)
         self.w_2 = nn.Linear(d_ff, d_model)
-        self.activation = F.relu if activation == "relu" else F.gelu
+        activations: dict[str, Callable[[Tensor], Tensor]] = {
+            "relu": F.relu,
+            "gelu": F.gelu,
+            "silu": F.silu,
+        }
+        self.activation = activations[activation]
         self.dropout = Dropout(dropout)
 
     def forward(self, x: Tensor) -> Tensor:
@@ -305,13 +317,18 @@ class PositionalEncoding(nn.Module):
 
     pe: Tensor  # the sinusoid table, a buffer (register_buffer below): not in the state dict
 
-    def __init__(self, d_model: int, max_len: int, learned: bool = False):
+    def __init__(
+        self, d_model: int, max_len: int, learned: bool = False, layout: str = "interleaved"
+    ):
         super().__init__()
         self.learned = learned
         if learned:
             self.table = nn.Embedding(max_len, d_model)
         else:
-            self.register_buffer("pe", sinusoidal_table(max_len, d_model), persistent=False)
+            table = sinusoidal_table(max_len, d_model)
+            if layout == "halves":
+                table = torch.cat([table[:, 0::2], table[:, 1::2]], dim=1)
+            self.register_buffer("pe", table, persistent=False)
 
     def forward(self, length: int) -> Tensor:
         """The encodings of positions 0..length-1, [length, d_model]."""
@@ -327,7 +344,10 @@ class InputEmbedding(nn.Module):
         super().__init__()
         self.tokens = Embeddings(vocab, config.d_model, config.scale_embeddings)
         self.positions = PositionalEncoding(
-            config.d_model, config.max_len, learned=config.positions == "learned"
+            config.d_model,
+            config.max_len,
+            learned=config.positions == "learned",
+            layout=config.sinusoids,
         )
         self.token_types = (
             nn.Embedding(config.type_vocab, config.d_model) if config.type_vocab else None

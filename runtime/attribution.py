@@ -81,7 +81,10 @@ def attribute(
     model = paper_model(loaded)
     if not model.config.is_encoder_decoder or not trace.output_ids:
         raise ValueError("attributions explain a translation: this model wrote no output")
-    return attribute_ids(model, trace.source_ids, trace.output_ids, method, steps, settings, rows)
+    return attribute_ids(
+        model, trace.source_ids, trace.output_ids, method, steps, settings, rows,
+        loaded.bos_id, loaded.pad_id,
+    )  # fmt: skip
 
 
 def attribute_ids(
@@ -92,6 +95,8 @@ def attribute_ids(
     steps: int = 32,
     settings: RunSettings = DEFAULT_SETTINGS,
     rows: Sequence[int] | None = None,
+    bos_id: int = BOS_ID,
+    pad_id: int = PAD_ID,
 ) -> Attributions:
     """`method`'s attributions of each token of `output_ids` (teacher-forced) to `source_ids`,
     on the device the model is on: of every row, or of the `rows` given (a page computes the
@@ -106,12 +111,12 @@ def attribute_ids(
     if not all(0 <= r < len(output_ids) for r in chosen):
         raise ValueError(f"rows must lie in 0..{len(output_ids) - 1}, got {chosen}")
     src = torch.tensor([list(source_ids)], device=device)
-    decoder_input = torch.tensor([[BOS_ID, *output_ids[:-1]]], device=device)
+    decoder_input = torch.tensor([[bos_id, *output_ids[:-1]]], device=device)
     tgt_mask = subsequent_mask(len(output_ids), device)
     embed = model.src_embed.tokens
     with torch.no_grad():
         x = embed(src).expand(len(chosen), -1, -1).contiguous()
-        baseline = embed(torch.full_like(src, PAD_ID)).expand(len(chosen), -1, -1).contiguous()
+        baseline = embed(torch.full_like(src, pad_id)).expand(len(chosen), -1, -1).contiguous()
     x.requires_grad_()  # a tensor of this call's own: the gradient is taken here, not on the model
     # nothing here reads the attention weights: Eq. (1) by the fused kernel, no stacks kept
     fused = replace(settings, capture=False)

@@ -29,7 +29,7 @@ from .loaded import ModelUnavailable
 from .pretrained import bert_to_ours
 
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
-SUPPORTED = "BERT, RoBERTa, XLM-RoBERTa, DistilBERT, GPT-2, Llama, Mistral, Qwen2 (SmolLM)"
+SUPPORTED = "BERT, RoBERTa, XLM-RoBERTa, DistilBERT, GPT-2, Llama, Mistral, Qwen2 (SmolLM), Marian (opus-mt)"
 
 
 @dataclass(frozen=True)
@@ -39,11 +39,13 @@ class Family:
     matrices)."""
 
     title: str
-    kind: str  # "encoder" or "decoder"
+    kind: str  # "encoder", "decoder" or "encoder-decoder"
     config: Callable[[Mapping[str, Any]], TransformerConfig | DecoderOnlyConfig]
     names: Callable[[Mapping[str, Any], set[str]], dict[str, str]]
     positions: str
     convert: Callable[[dict[str, torch.Tensor]], dict[str, torch.Tensor]] | None = None
+    # the files its tokenizer is read from
+    tokenizer_files: tuple[str, ...] = ("tokenizer.json",)
 
 
 def _get(c: Mapping[str, Any], key: str) -> Any:
@@ -277,6 +279,90 @@ def gpt2_convert(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return converted
 
 
+def marian_config(c: Mapping[str, Any]) -> TransformerConfig:
+    """Marian (opus-mt): the paper's encoder-decoder itself: post-norm, sinusoids (their halves
+    side by side), embeddings times sqrt(d_model) shared by both sides and the output, plus a
+    bias on the logits; Swish in the feed-forward networks."""
+    activations = {"swish": "silu", "silu": "silu", "gelu": "gelu", "relu": "relu"}
+    _require(c, "activation_function", tuple(activations), "gelu")
+    _require(c, "static_position_embeddings", (True,), True)
+    _require(c, "normalize_before", (False,), False)
+    _require(c, "share_encoder_decoder_embeddings", (True,), True)
+    for side in ("decoder_layers", "decoder_attention_heads", "decoder_ffn_dim"):
+        other = side.replace("decoder", "encoder")
+        if c.get(side, c.get(other)) != c.get(other):
+            raise ModelUnavailable(f"config.json has {side} ≠ {other}: our two stacks are alike")
+    vocab = _get(c, "vocab_size")
+    return TransformerConfig(
+        src_vocab=vocab,
+        tgt_vocab=vocab,
+        N=_get(c, "encoder_layers"),
+        d_model=_get(c, "d_model"),
+        d_ff=_get(c, "encoder_ffn_dim"),
+        h=_get(c, "encoder_attention_heads"),
+        dropout=0.0,
+        max_len=_get(c, "max_position_embeddings"),
+        share_embeddings=True,
+        activation=activations[c.get("activation_function", "gelu")],
+        scale_embeddings=bool(c.get("scale_embedding", False)),
+        sinusoids="halves",
+        pad_id=_get(c, "pad_token_id"),
+    )
+
+
+_MARIAN_LAYER = {
+    "self_attn.q_proj": "self_attn.w_q",
+    "self_attn.k_proj": "self_attn.w_k",
+    "self_attn.v_proj": "self_attn.w_v",
+    "self_attn.out_proj": "self_attn.w_o",
+    "self_attn_layer_norm": "sublayer.0.norm",
+    "fc1": "feed_forward.w_1",
+    "fc2": "feed_forward.w_2",
+}
+
+
+def marian_names(c: Mapping[str, Any], tensors: set[str]) -> dict[str, str]:
+    mapping = {
+        "model.shared.weight": "src_embed.tokens.lut.weight",  # and tgt_embed's, the output's
+        "final_logits_bias": "generator.proj.bias",
+    }
+    for i in range(c["encoder_layers"]):
+        layer = {**_MARIAN_LAYER, "final_layer_norm": "sublayer.1.norm"}
+        for theirs, ours in layer.items():
+            for kind in ("weight", "bias"):
+                mapping[f"model.encoder.layers.{i}.{theirs}.{kind}"] = (
+                    f"encoder.layers.{i}.{ours}.{kind}"
+                )
+    for i in range(c["encoder_layers"]):
+        layer = {
+            **_MARIAN_LAYER,
+            "encoder_attn.q_proj": "src_attn.w_q",
+            "encoder_attn.k_proj": "src_attn.w_k",
+            "encoder_attn.v_proj": "src_attn.w_v",
+            "encoder_attn.out_proj": "src_attn.w_o",
+            "encoder_attn_layer_norm": "sublayer.1.norm",
+            "final_layer_norm": "sublayer.2.norm",
+        }
+        for theirs, ours in layer.items():
+            for kind in ("weight", "bias"):
+                mapping[f"model.decoder.layers.{i}.{theirs}.{kind}"] = (
+                    f"decoder.layers.{i}.{ours}.{kind}"
+                )
+    return mapping
+
+
+def marian_convert(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """One embedding matrix for the source, the target and the output (Section 3.4); the logits'
+    bias is stored as [1, vocab]."""
+    shared = state["src_embed.tokens.lut.weight"]
+    return {
+        **state,
+        "tgt_embed.tokens.lut.weight": shared,
+        "generator.proj.weight": shared,
+        "generator.proj.bias": state["generator.proj.bias"].reshape(-1),
+    }
+
+
 FAMILIES: dict[str, Family] = {
     "bert": Family("BERT", "encoder", bert_config, bert_names, "learned"),
     "roberta": Family("RoBERTa", "encoder", bert_config, bert_names, "learned"),
@@ -286,6 +372,15 @@ FAMILIES: dict[str, Family] = {
     "mistral": Family("Mistral", "decoder", llama_config, llama_names, "rotary"),
     "qwen2": Family("Qwen2", "decoder", llama_config, llama_names, "rotary"),
     "gpt2": Family("GPT-2", "decoder", gpt2_config, gpt2_names, "learned", gpt2_convert),
+    "marian": Family(
+        "Marian",
+        "encoder-decoder",
+        marian_config,
+        marian_names,
+        "sinusoidal",
+        marian_convert,
+        ("source.spm", "target.spm", "vocab.json"),
+    ),
 }
 # Tensors a checkpoint may hold that our blocks have no place for, on purpose: task heads on top
 # of the encoder (the attention never sees them) and constant buffers our code computes.
@@ -411,9 +506,10 @@ def inspect(folder: Path) -> Checkpoint:
         raise ModelUnavailable(
             f"config.json does not describe a model our blocks can hold ({err})"
         ) from None
-    if not (folder / "tokenizer.json").is_file():
+    missing = [name for name in family.tokenizer_files if not (folder / name).is_file()]
+    if missing:
         raise ModelUnavailable(
-            "no tokenizer.json beside the weights (this app reads no other kind)"
+            f"no {' or '.join(missing)} beside the weights: its tokenizer cannot be read"
         )
     shapes = tensor_shapes(weights)
     mapping = family.names(config, set(shapes))

@@ -16,7 +16,7 @@ from typing import Any, Protocol, TypeVar
 import torch
 
 from model.decoder_only import CausalLM
-from model.tokenization import Tokenized
+from model.tokenization import BOS_ID, EOS_ID, PAD_ID, Tokenized
 from model.transformer import EncoderDecoder, RunSettings
 
 from .reference import Reference
@@ -71,6 +71,11 @@ class LoadedModel:
     # model: the text, the settings and the most tokens it may write), called by trace.run once
     # the text is checked; None: the paper's encode/decode
     runner: Callable[[LoadedModel, str, RunSettings, int], Any] | None = None
+    # an encoder-decoder's decoder starts at bos_id and stops at eos_id; pad_id fills (and is
+    # the gradients' baseline): the translator's <s>, </s> and <pad>, Marian's own
+    bos_id: int = BOS_ID
+    eos_id: int = EOS_ID
+    pad_id: int = PAD_ID
 
 
 @dataclass(frozen=True)

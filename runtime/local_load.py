@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -21,6 +22,7 @@ from .causal import run_causal
 from .families import Checkpoint, check_blob, inspect, position_offset
 from .gguf_file import GGUFModel
 from .loaded import LoadedModel, ModelUnavailable, prepare
+from .marian import MarianTokenizer
 from .pretrained import WordPieceTokenizer
 from .smollm2 import ByteLevelTokenizer
 
@@ -69,12 +71,14 @@ def build(checkpoint: Checkpoint) -> EncoderDecoder | CausalLM:
     if checkpoint.family.convert is not None:
         state = checkpoint.family.convert(state)
     config = checkpoint.model_config
-    if isinstance(config, TransformerConfig):
+    if isinstance(config, TransformerConfig) and config.positions == "learned":
         offset = position_offset(checkpoint.config)
         key = "src_embed.positions.table.weight"
         state[key] = state[key][offset:]
         with torch.device("meta"):
             model: EncoderDecoder | CausalLM = EncoderDecoder(config)
+    elif isinstance(config, TransformerConfig):  # the sinusoids are a buffer the model computes
+        model = EncoderDecoder(config)
     else:
         with torch.device("meta"):
             model = CausalLM(config)
@@ -136,10 +140,23 @@ def load_folder(
     check_memory(checkpoint.parameters)
     try:
         tokenizer_json = (folder / "tokenizer.json").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        tokenizer_json = ""  # Marian's tokenizer is other files (inspect checked them)
     except (OSError, UnicodeDecodeError) as err:
         raise ModelUnavailable(f"tokenizer.json cannot be read ({err})") from None
     model = build(checkpoint)
     config = checkpoint.model_config
+    family = checkpoint.family
+    about = _about(title, family.title, config, checkpoint.parameters, family.kind)
+    info = {"description": about, "source": source, "tokenizer": "its own tokenizer.json"}
+    label = f"{title} ({family.title}, {_size(config)})"
+    if family.kind == "encoder-decoder":  # Marian: its SentencePiece files, its own start token
+        c = checkpoint.config
+        marian = MarianTokenizer(folder, config.max_len)
+        info["tokenizer"] = "its own SentencePiece models (source.spm, target.spm) and vocab.json"
+        loaded = _loaded(name, label, model, marian, info, frozenset(), device)
+        start = c.get("decoder_start_token_id", c["pad_token_id"])
+        return replace(loaded, bos_id=start, eos_id=c["eos_token_id"], pad_id=c["pad_token_id"])
     try:
         if isinstance(model, CausalLM):
             tokenizer: Any = ByteLevelTokenizer(tokenizer_json, *chat_template(folder))
@@ -147,13 +164,8 @@ def load_folder(
             tokenizer = WordPieceTokenizer(folder / "tokenizer.json", config.max_len)
     except Exception as err:  # `tokenizers` raises its own Exception type for a bad file
         raise ModelUnavailable(f"tokenizer.json does not load ({err})") from None
-    family = checkpoint.family
-    about = _about(title, family.title, config, checkpoint.parameters, family.kind)
-    info = {"description": about, "source": source, "tokenizer": "its own tokenizer.json"}
     stops = stop_ids(folder, checkpoint.config)
-    return _loaded(
-        name, f"{title} ({family.title}, {_size(config)})", model, tokenizer, info, stops, device
-    )
+    return _loaded(name, label, model, tokenizer, info, stops, device)
 
 
 def load_gguf(path: Path, name: str, title: str, source: str, device: torch.device) -> LoadedModel:

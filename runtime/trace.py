@@ -19,7 +19,6 @@ import torch
 from torch import Tensor
 
 from model.decoding import beam_search, greedy_decode
-from model.tokenization import BOS_ID, EOS_ID
 from model.transformer import DEFAULT_SETTINGS, AttentionRecord, RunSettings, subsequent_mask
 
 from .loaded import capitalised_as, paper_model, read_as
@@ -244,15 +243,22 @@ def run(
             extra = {"beam_size": beam_size} if decoding == "beam" else {}
             max_len = min(2 * len(tokenized.ids) + 10, MAX_OUTPUT_TOKENS, config.max_len - 1)
             if target is not None:
-                generated = [*target[: config.max_len - 2], EOS_ID]
+                generated = [*target[: config.max_len - 2], loaded.eos_id]
             else:
                 generated = decode(
-                    model, encoded.memory, src_mask, settings, max_len, BOS_ID, EOS_ID, **extra
+                    model,
+                    encoded.memory,
+                    src_mask,
+                    settings,
+                    max_len,
+                    loaded.bos_id,
+                    loaded.eos_id,
+                    **extra,
                 )
             timings["decode"] = (time.perf_counter() - started) * 1e3
             # One teacher-forced pass over the result: under the causal mask row t sees exactly
             # what the decoder saw when it produced token t.
-            decoder_input = torch.tensor([[BOS_ID] + generated[:-1]], device=device)
+            decoder_input = torch.tensor([[loaded.bos_id] + generated[:-1]], device=device)
             decoded = model.decode(
                 encoded.memory,
                 src_mask,

@@ -247,3 +247,51 @@ def write_gguf(family: str, path: Path, seed: int = 0) -> Path:
     writer.write_tensors_to_file()
     writer.close()
     return path
+
+
+def write_marian(folder: Path, seed: int = 0) -> Path:
+    """A tiny random Marian (opus-mt's design: swish, embeddings times sqrt(d_model), shared)
+    with SentencePiece models trained here and its vocab.json, as transformers saves one."""
+    import io
+    import json
+
+    import sentencepiece as spm
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    folder.mkdir(parents=True, exist_ok=True)
+    models_ = {}
+    for side, text in (("source", CORPUS), ("target", [t.lower() for t in CORPUS])):
+        written = io.BytesIO()
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(text), model_writer=written, vocab_size=90,
+            model_type="unigram", minloglevel=2,
+        )  # fmt: skip
+        (folder / f"{side}.spm").write_bytes(written.getvalue())
+        models_[side] = spm.SentencePieceProcessor(model_proto=written.getvalue())
+    pieces = ["</s>", "<unk>"]
+    for processor in models_.values():
+        for i in range(processor.get_piece_size()):
+            piece = processor.id_to_piece(i)
+            if piece not in pieces and piece not in ("<s>", "<unk>", "</s>"):
+                pieces.append(piece)
+    pieces.append("<pad>")
+    vocab = {piece: i for i, piece in enumerate(pieces)}
+    (folder / "vocab.json").write_text(json.dumps(vocab))
+    config = transformers.MarianConfig(
+        vocab_size=len(vocab), d_model=32, encoder_layers=2, decoder_layers=2,
+        encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64,
+        decoder_ffn_dim=64, max_position_embeddings=128, activation_function="swish",
+        scale_embedding=True, pad_token_id=vocab["<pad>"], eos_token_id=0,
+        decoder_start_token_id=vocab["<pad>"], forced_eos_token_id=0,
+    )  # fmt: skip
+    torch.manual_seed(seed)
+    model = transformers.MarianMTModel(config).eval()
+    with torch.no_grad():  # biases, norms and the logits' bias away from 0 and 1: tested too
+        for name, p in model.named_parameters():
+            if name.endswith("bias") or "norm" in name:
+                p.add_(torch.randn_like(p) * 0.1)
+        model.final_logits_bias.add_(torch.randn_like(model.final_logits_bias))
+    model.save_pretrained(folder)
+    return folder

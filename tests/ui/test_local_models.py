@@ -9,7 +9,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from runtime import local
-from tests.tiny_models import ENCODERS, FAMILIES, cache_layout, write_gguf, write_model
+from tests.tiny_models import (
+    ENCODERS,
+    FAMILIES,
+    cache_layout,
+    write_gguf,
+    write_marian,
+    write_model,
+)
 
 pytest.importorskip("transformers")
 
@@ -29,6 +36,7 @@ TABS = [
 # one family of each kind from the cache, the others from a configured folder
 NAMES = {f: f"hf:org/tiny-{f}" if f in ("bert", "llama") else f"dir:tiny-{f}" for f in FAMILIES}
 NAMES["gguf"] = "gguf:tiny-qwen2.gguf"  # a GGUF file in the configured folder
+NAMES["marian"] = "dir:tiny-marian"  # the paper's encoder-decoder
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -42,6 +50,7 @@ def machine(tmp_path_factory):
         else:
             write_model(family, folder / f"tiny-{family}", seed=i)
     write_gguf("qwen2", folder / "tiny-qwen2.gguf", seed=11)
+    write_marian(folder / "tiny-marian", seed=12)
     broken = folder / "broken <i>model"
     broken.mkdir()
     (broken / "config.json").write_text(json.dumps({"model_type": "gpt_neox"}))
@@ -86,7 +95,7 @@ def test_every_tab_opens_on_every_family(family, tab):
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     labels = [t.label for t in at.tabs]
-    if family not in ENCODERS and tab in (
+    if family not in (*ENCODERS, "marian") and tab in (
         "Attention vs gradients",
         "The paper, live",
     ):
