@@ -82,9 +82,20 @@ st.html(f"<style>{PAGE_CSS.read_text()}</style>")
 if presentation:
     st.html(f"<style>{PRESENTATION_CSS.read_text()}</style>")
 
+loading = st.empty()  # a bar while a model found on this machine loads (a big one takes minutes)
+
+
+def _loading(fraction: float, what: str) -> None:
+    loading.progress(
+        fraction, text=f"Loading {MODELS[name].short_label} (once per server): {what}…"
+    )
+
+
 try:
-    loaded = state.get_model(name)
+    loaded = state.get_model(name, _progress=_loading)
+    loading.empty()
 except (ModelUnavailable, WeightsError) as err:
+    loading.empty()
     st.error(f"{MODELS[name].label} cannot be used here: {err}")
     st.info("Choose another model in the sidebar.")
     url.mirror()

@@ -11,6 +11,7 @@ refused with that reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -125,8 +126,11 @@ class GGUFModel:
     def parameters(self) -> int:
         return sum(int(np.prod(t.shape)) for t in self.reader.tensors)
 
-    def state(self, config: DecoderOnlyConfig) -> dict[str, torch.Tensor]:
-        """Every tensor as float32, renamed; W_q and W_k rows in Hugging Face's order."""
+    def state(
+        self, config: DecoderOnlyConfig, progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, torch.Tensor]:
+        """Every tensor as float32, renamed; W_q and W_k rows in Hugging Face's order.
+        `progress(done, total)` after each tensor (a big file takes minutes)."""
         from gguf.quants import dequantize
 
         mapping = self.mapping(config)
@@ -141,6 +145,8 @@ class GGUFModel:
             elif permuted and tensor.name.endswith("attn_k.weight"):
                 weight = unpermute_rope_rows(weight, config.h_kv)
             state[mapping[tensor.name]] = torch.tensor(weight)  # a copy: the reader's is read-only
+            if progress is not None:
+                progress(len(state), len(self.reader.tensors))
         return state
 
     def tokenizer(self) -> Tokenizer:

@@ -6,7 +6,7 @@ tokenizer, after a check that the memory it needs is free. Nothing is downloaded
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
@@ -25,6 +25,14 @@ from .loaded import LoadedModel, ModelUnavailable, prepare
 from .marian import MarianTokenizer
 from .pretrained import WordPieceTokenizer
 from .smollm2 import ByteLevelTokenizer
+
+# Told how far a load has come (0 to 1) and what it is doing: the page's progress bar.
+Progress = Callable[[float, str], None]
+
+
+def silent(fraction: float, what: str) -> None:
+    """No progress bar (the command line, the tests)."""
+
 
 # What a language model of ours reads in one page run (as SmolLM2's MAX_TOKENS).
 CAUSAL_MAX_TOKENS = 128
@@ -57,16 +65,20 @@ def check_memory(parameters: int, free: int | None = None) -> None:
         )
 
 
-def build(checkpoint: Checkpoint) -> EncoderDecoder | CausalLM:
+def build(checkpoint: Checkpoint, progress: Progress = silent) -> EncoderDecoder | CausalLM:
     """Our blocks holding the checkpoint's weights (on the CPU)."""
-    for path in checkpoint.weights:
+    files = len(checkpoint.weights)
+    for i, path in enumerate(checkpoint.weights):
+        progress(0.4 * i / files, f"checking {path.name}'s checksum")
         check_blob(path)
     tensors: dict[str, torch.Tensor] = {}
-    for path in checkpoint.weights:
+    for i, path in enumerate(checkpoint.weights):
+        progress(0.4 + 0.5 * i / files, f"reading {path.name} ({i + 1} of {files})")
         try:
             tensors.update(load_file(str(path)))  # safetensors: no pickle, no code
         except Exception as err:
             raise ModelUnavailable(f"{path.name} cannot be read ({err})") from None
+    progress(0.9, "putting the weights into our blocks")
     state = {ours: tensors[theirs].float() for theirs, ours in checkpoint.mapping.items()}
     if checkpoint.family.convert is not None:
         state = checkpoint.family.convert(state)
@@ -132,10 +144,15 @@ def _json_or_empty(path: Path) -> dict[str, Any]:
 
 
 def load_folder(
-    folder: Path, name: str, title: str, source: str, device: torch.device
+    folder: Path,
+    name: str,
+    title: str,
+    source: str,
+    device: torch.device,
+    progress: Progress = silent,
 ) -> LoadedModel:
     """The model in `folder` in our blocks, with its own tokenizer; `title` names it on the page,
-    `source` says where it was found."""
+    `source` says where it was found, `progress` hears how far the load has come."""
     checkpoint = inspect(folder)
     check_memory(checkpoint.parameters)
     try:
@@ -144,7 +161,7 @@ def load_folder(
         tokenizer_json = ""  # Marian's tokenizer is other files (inspect checked them)
     except (OSError, UnicodeDecodeError) as err:
         raise ModelUnavailable(f"tokenizer.json cannot be read ({err})") from None
-    model = build(checkpoint)
+    model = build(checkpoint, progress)
     config = checkpoint.model_config
     family = checkpoint.family
     about = _about(title, family.title, config, checkpoint.parameters, family.kind)
@@ -168,16 +185,27 @@ def load_folder(
     return _loaded(name, label, model, tokenizer, info, stops, device)
 
 
-def load_gguf(path: Path, name: str, title: str, source: str, device: torch.device) -> LoadedModel:
-    """A Llama-family GGUF file in our decoder-only blocks, dequantized to float32 (runtime/gguf_file.py),
-    with the tokenizer and chat template the file holds."""
+def load_gguf(
+    path: Path,
+    name: str,
+    title: str,
+    source: str,
+    device: torch.device,
+    progress: Progress = silent,
+) -> LoadedModel:
+    """A Llama-family GGUF file in our decoder-only blocks, dequantized to float32
+    (runtime/gguf_file.py), with the tokenizer and chat template the file holds."""
+    progress(0.0, f"checking {path.name}'s checksum")
     check_blob(path)
     file = GGUFModel(path)
     config = file.check()
     check_memory(file.parameters())
     with torch.device("meta"):
         model = CausalLM(config)
-    model.load_state_dict(file.state(config), strict=True, assign=True)
+    state = file.state(config, lambda done, total: progress(
+        min(1.0, 0.1 + 0.9 * done / total), f"dequantizing tensor {done} of {total}"
+    ))  # fmt: skip
+    model.load_state_dict(state, strict=True, assign=True)
     tokens = list(file.field("tokenizer.ggml.tokens"))
     named = {
         f"{key}_token": tokens[int(file.field(f"tokenizer.ggml.{key}_token_id"))]

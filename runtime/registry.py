@@ -33,6 +33,7 @@ from .families import FAMILIES
 from .loaded import LoadedModel, ModelUnavailable, prepare
 from .local import Found
 from .local import found as found_models
+from .local_load import Progress, load_folder, load_gguf, silent
 from .reference import DEFAULT_CORPUS, corpus_english_words, subword_reference, unseen_words
 
 
@@ -252,12 +253,10 @@ def local_entry(found: Found) -> ModelEntry:
     )
 
 
-def _load_found(found: Found, device: torch.device) -> LoadedModel:
-    from .local_load import load_folder, load_gguf
-
+def _load_found(found: Found, device: torch.device, progress: Progress = silent) -> LoadedModel:
     source = f"{found.folder} ({found.source})"
     load = load_gguf if found.folder.suffix == ".gguf" else load_folder
-    return load(found.folder, found.name, found.title, source, device)
+    return load(found.folder, found.name, found.title, source, device, progress)
 
 
 def all_models() -> dict[str, ModelEntry]:
@@ -277,11 +276,22 @@ def find_model(offers: Callable[[ModelEntry], bool]) -> ModelEntry | None:
     return next((entry for entry in MODELS.values() if offers(entry)), None)
 
 
-def load(name: str, device: torch.device | None = None) -> LoadedModel:
+def load(
+    name: str, device: torch.device | None = None, progress: Progress | None = None
+) -> LoadedModel:
+    """The model `name`, loaded on `device`; a model found on this machine tells `progress` how
+    far its load has come (a shipped one loads in seconds)."""
     models = all_models()
     reason = next((f.reason for f in unrunnable_models() if f.name == name), None)
     if reason:
         raise ModelUnavailable(reason)
     if name not in models:
         raise ModelUnavailable(f"unknown model {name!r}; choose one of: {', '.join(models)}")
-    return models[name].load(device or default_device())
+    entry = models[name]
+    if entry.local and progress is not None:
+        return _load_found(_found_by_name(name), device or default_device(), progress)
+    return entry.load(device or default_device())
+
+
+def _found_by_name(name: str) -> Found:
+    return next(f for f in found_models() if f.name == name)

@@ -24,6 +24,7 @@ from model.weights import WeightsError
 from runtime import atlas, attribution, lm_heads, registry
 from runtime.causal import default_answer, new_token_limit
 from runtime.local import Found
+from runtime.local_load import Progress
 from runtime.reference import Reference
 from runtime.trace import Trace, run
 from runtime.verdict import reference_for
@@ -92,7 +93,9 @@ def unrunnable_note(found: list[Found]) -> None:
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…")
-def get_model(name: str) -> registry.LoadedModel:
+def get_model(name: str, _progress: Progress | None = None) -> registry.LoadedModel:
+    """The model `name`, loaded once per server and shared; `_progress` (not part of the cache's
+    key) hears how far the load of a model found on this machine has come."""
     # Half the cores: the Streamlit server and the browser need the rest, and torch's spinning
     # threads on a fully busy CPU were measured 30x slower (5.5 s against 0.15 s a forward pass).
     torch.set_num_threads(max(1, (os.cpu_count() or 2) // 2))
@@ -101,7 +104,7 @@ def get_model(name: str) -> registry.LoadedModel:
     # made one head's PCA 1.6 s instead of 2 ms (8,000 points, both cores busy), minutes for
     # SmolLM2's matrix of 270 heads; on an idle machine one thread costs nothing.
     threadpool_limits(1, user_api="blas")
-    return registry.load(name)
+    return registry.load(name, progress=_progress)
 
 
 # Every session's Traces together: 1 GiB holds a dozen 512-token MiniLM Traces (~86 MiB each)

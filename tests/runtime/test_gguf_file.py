@@ -144,3 +144,13 @@ def test_a_damaged_gguf_is_refused(tmp_path):
     path.write_bytes(b"GGUF" + b"\x00" * 10)
     found = local.describe("gguf:broken.gguf", "broken.gguf", path, str(tmp_path))
     assert "cannot be read as GGUF" in found.reason
+
+
+def test_dequantizing_tells_its_progress(files):
+    heard = []
+    local_load.load_gguf(
+        files["qwen2"], "g", "g", "g", CPU, lambda f, what: heard.append((f, what))
+    )
+    # the embedding and the final norm, and 2 layers of 12 (two norms, W_q, W_k, W_v and their
+    # biases, W_o, three feed-forward matrices); Qwen2's output is the embedding
+    assert heard[-1] == (1.0, "dequantizing tensor 26 of 26")

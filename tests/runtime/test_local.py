@@ -141,3 +141,14 @@ def test_the_command_line_lists_and_runs_them_and_says_why_not(machine, monkeypa
     assert capsys.readouterr().out.startswith("source tokens: [CLS] the dog sees . [SEP]")
     assert main(["--models", models, "--model", "dir:pickled", "--text", "Hi."]) == 1
     assert "pickle files only" in capsys.readouterr().err
+
+
+def test_a_load_tells_its_progress(configured):
+    heard = []
+    registry.load(
+        "hf:tiny-org/tiny-gpt2", torch.device("cpu"), lambda f, what: heard.append((f, what))
+    )
+    fractions = [f for f, _ in heard]
+    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] <= 1
+    assert "checking model.safetensors's checksum" in [what for _, what in heard]
+    assert "reading model.safetensors (1 of 1)" in [what for _, what in heard]
