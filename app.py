@@ -92,8 +92,9 @@ def _loading(fraction: float, what: str) -> None:
 
 
 try:
-    loaded = state.get_model(name, _progress=_loading)
+    state.load_with_progress(name, _loading)
     loading.empty()
+    loaded = state.get_model(name)
 except (ModelUnavailable, WeightsError) as err:
     loading.empty()
     st.error(f"{MODELS[name].label} cannot be used here: {err}")

@@ -10,6 +10,7 @@ import contextlib
 import gc
 import logging
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -93,9 +94,9 @@ def unrunnable_note(found: list[Found]) -> None:
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…")
-def get_model(name: str, _progress: Progress | None = None) -> registry.LoadedModel:
-    """The model `name`, loaded once per server and shared; `_progress` (not part of the cache's
-    key) hears how far the load of a model found on this machine has come."""
+def get_model(name: str) -> registry.LoadedModel:
+    """The model `name`, loaded once per server and shared (taken from `load_with_progress`
+    where that loaded it)."""
     # Half the cores: the Streamlit server and the browser need the rest, and torch's spinning
     # threads on a fully busy CPU were measured 30x slower (5.5 s against 0.15 s a forward pass).
     torch.set_num_threads(max(1, (os.cpu_count() or 2) // 2))
@@ -104,7 +105,29 @@ def get_model(name: str, _progress: Progress | None = None) -> registry.LoadedMo
     # made one head's PCA 1.6 s instead of 2 ms (8,000 points, both cores busy), minutes for
     # SmolLM2's matrix of 270 heads; on an idle machine one thread costs nothing.
     threadpool_limits(1, user_api="blas")
-    return registry.load(name, progress=_progress)
+    with _handoff_lock:
+        handed = _handoff.pop(name, None)
+    _loaded_names.add(name)
+    return handed or registry.load(name)
+
+
+# A model found on this machine may take minutes to load: the page loads it here, outside the
+# cache (a cached function may not draw into the page's progress bar), and get_model takes it.
+_handoff: dict[str, registry.LoadedModel] = {}
+_handoff_lock = threading.Lock()
+_loaded_names: set[str] = set()
+
+
+def load_with_progress(name: str, progress: Progress) -> None:
+    """Load a model found on this machine with a progress bar, once, before get_model reads it;
+    a model get_model already holds, or a shipped one (seconds), is left to get_model."""
+    if name in _loaded_names or not registry.all_models()[name].local:
+        return
+    with _handoff_lock:  # one load at a time: a second page waits, then finds it handed over
+        if name in _handoff or name in _loaded_names:
+            return
+        torch.set_num_threads(max(1, (os.cpu_count() or 2) // 2))
+        _handoff[name] = registry.load(name, progress=progress)
 
 
 # Every session's Traces together: 1 GiB holds a dozen 512-token MiniLM Traces (~86 MiB each)

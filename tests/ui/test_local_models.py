@@ -111,3 +111,19 @@ def test_gpt2s_positional_tab_shows_its_own_learned_table():
     assert not at.exception
     texts = " ".join(m.value for m in at.markdown)
     assert "tiny-gpt2 (GPT-2, 2 layers × 4 heads) learned one vector per position" in texts
+
+
+def test_a_found_model_loads_once_with_a_progress_bar_then_comes_from_the_cache():
+    from ui import state
+
+    name = NAMES["distilbert"]
+    state.get_model.clear()
+    state._loaded_names.discard(name)
+    heard = []
+    state.load_with_progress(name, lambda fraction, what: heard.append(what))
+    assert "reading model.safetensors (1 of 1)" in heard
+    loaded = state.get_model(name)
+    assert loaded.name == name and not state._handoff  # handed over, not loaded twice
+    state.load_with_progress(name, lambda fraction, what: heard.append("again"))
+    assert "again" not in heard
+    assert state.get_model(name) is loaded
