@@ -166,9 +166,9 @@ def llama_config(c: Mapping[str, Any]) -> DecoderOnlyConfig:
         raise ModelUnavailable(
             f"config.json has head_dim={c['head_dim']}, not hidden_size / heads = {d_model // h}"
         )
+    # Qwen2 always has q, k and v biases; Llama's attention_bias puts one on o as well, which
+    # our blocks lack: such a checkpoint is refused by its names (an o_proj.bias unused)
     qkv_bias = c.get("model_type") == "qwen2" or bool(c.get("attention_bias", False))
-    if c.get("model_type") == "llama" and c.get("attention_bias"):
-        qkv_bias = True  # Llama's flag puts a bias on o as well: refused by the names below
     return DecoderOnlyConfig(
         vocab=_get(c, "vocab_size"),
         N=_get(c, "num_hidden_layers"),

@@ -8,8 +8,8 @@ the system's path separator, as PATH) or the server's `--models` option: a folde
 (its config.json), or a folder of such folders (searched MAX_DEPTH levels down).
 
 GGUF files (llama.cpp's format) are listed one by one, in a configured folder and in a cached
-repository. Only the server's configuration decides what is read: a browser chooses among the names listed
-here and never sends a path.
+repository. Only the server's configuration decides what is read: a browser chooses among the
+names listed here and never sends a path.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ HF_SOURCE = "Hugging Face cache"
 class Found:
     """A model found on the machine: runnable (`reason` None) or not, and why."""
 
-    name: str  # the registry's name: "hf:org/name" or "dir:<folder>"
+    name: str  # the registry's: "hf:org/name", "hf:org/name/<file>.gguf", "dir:…", "gguf:…"
     title: str  # how the page names it: org/name, or the folder's name
     folder: Path
     source: str  # where it was found, for the page and the command line
@@ -89,13 +89,11 @@ def _found(cache: Path, dirs: tuple[Path, ...]) -> tuple[Found, ...]:
             results.setdefault(name, describe(name, f"{title}/{gguf.name}", gguf, HF_SOURCE))
     for root in dirs:
         for folder in _model_folders(root):
-            if folder.suffix == ".gguf":
-                title, name = folder.name, f"gguf:{folder.name}"
-            else:
-                title, name = folder.name, f"dir:{folder.name}"
-            if name in results:  # two of one name: the second by its parent too
+            kind = "gguf" if folder.suffix == ".gguf" else "dir"
+            title = folder.name
+            if f"{kind}:{title}" in results:  # two of one name: the second by its parent too
                 title = f"{folder.parent.name}/{folder.name}"
-                name = f"{name.split(':')[0]}:{title}"
+            name = f"{kind}:{title}"
             results.setdefault(name, describe(name, title, folder, str(root)))
     return tuple(results.values())
 

@@ -152,3 +152,15 @@ def test_a_load_tells_its_progress(configured):
     assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] <= 1
     assert "checking model.safetensors's checksum" in [what for _, what in heard]
     assert "reading model.safetensors (1 of 1)" in [what for _, what in heard]
+
+
+def test_two_folders_of_one_name_are_told_apart_by_their_parent(tmp_path, monkeypatch):
+    write_model("bert", tmp_path / "models" / "a" / "my-bert")
+    write_model("bert", tmp_path / "models" / "b" / "my-bert", seed=1)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "none"))
+    monkeypatch.setenv(local.MODEL_DIRS_ENV, str(tmp_path / "models"))
+    found = {f.name: f.folder for f in local.found()}
+    assert found == {
+        "dir:my-bert": tmp_path / "models" / "a" / "my-bert",
+        "dir:b/my-bert": tmp_path / "models" / "b" / "my-bert",
+    }
