@@ -24,6 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from harness.timeline import TAB_BAR_LOG, Timeline
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -184,13 +188,15 @@ def launch_chromium(playwright):
 @dataclass
 class PageWatch:
     """What went wrong in a page: console errors, uncaught exceptions, outside requests; and
-    its websockets, to wait on a script run (`script_run`)."""
+    its websockets, to wait on a script run (`script_run`) and to tell a failed test's report
+    what the page and the server said (`timeline`)."""
 
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     outside_requests: list[str] = field(default_factory=list)
     sockets: list = field(default_factory=list)  # the page's websockets, the newest last
     runs_finished: int = 0  # script runs that ended (not those cut short for a rerun)
+    timeline: Timeline = field(default_factory=Timeline)
 
     def problems(self) -> list[str]:
         return self.console_errors + self.page_errors + self.outside_requests
@@ -201,9 +207,15 @@ class PageWatch:
             found.clear()
         self.runs_finished = 0
 
-    def count_run(self, payload) -> None:
-        if _completes_a_run(payload):
+    def hear(self, payload) -> None:
+        """A frame from the server: counted if it ends a run, and noted in the timeline."""
+        if not isinstance(payload, bytes):
+            return
+        message = ForwardMsg()
+        message.ParseFromString(payload)
+        if _ends_a_run(message):
             self.runs_finished += 1
+        self.timeline.received(message)
 
 
 def is_loopback_url(url: str) -> bool:
@@ -224,6 +236,7 @@ def watch(page) -> PageWatch:
         ),
     )
     page.on("pageerror", lambda err: found.page_errors.append(f"page error: {err}"))
+    page.add_init_script(TAB_BAR_LOG)
     page.on("websocket", lambda socket: _watch_socket(found, socket))
     page.on(
         "request",
@@ -238,7 +251,8 @@ def watch(page) -> PageWatch:
 
 def _watch_socket(found: PageWatch, socket) -> None:
     found.sockets.append(socket)
-    socket.on("framereceived", found.count_run)
+    socket.on("framereceived", found.hear)
+    socket.on("framesent", found.timeline.sent)
 
 
 def wait_run_finished(page, watch: PageWatch, timeout_ms: int = RENDER_TIMEOUT_MS) -> None:
@@ -256,12 +270,16 @@ def wait_run_finished(page, watch: PageWatch, timeout_ms: int = RENDER_TIMEOUT_M
 def _completes_a_run(payload) -> bool:
     """Whether a frame from Streamlit's websocket is the `script_finished` that ends a rerun
     request (not FINISHED_EARLY_FOR_RERUN, which another run follows)."""
-    from harness.streamlit_client import COMPLETED, ForwardMsg
-
     if not isinstance(payload, bytes):
         return False
     message = ForwardMsg()
     message.ParseFromString(payload)
+    return _ends_a_run(message)
+
+
+def _ends_a_run(message) -> bool:
+    from harness.streamlit_client import COMPLETED
+
     return message.WhichOneof("type") == "script_finished" and message.script_finished in COMPLETED
 
 
@@ -336,18 +354,25 @@ _PAGE_STATE = """(sel) => {
 }"""
 
 
-def page_state(page, screenshot: Path | None = None) -> str:
+def page_state(page, screenshot: Path | None = None, watch: PageWatch | None = None) -> str:
     """The page as a failed test left it, in words (and as a screenshot where one is asked for):
     a hang is told apart as the server never drawing, or the browser showing another tab than
-    the one the server drew, or a figure or table that never left its skeleton."""
+    the one the server drew, or a figure or table that never left its skeleton. With the page's
+    `watch`, also what the page and the server last said (harness.timeline)."""
     try:
         state = page.evaluate(_PAGE_STATE, ACTIVE_PANEL)
+        tab_bar = page.evaluate("() => window.__tabBarLog || []")
         if screenshot is not None:
             page.screenshot(path=str(screenshot))
             state["screenshot"] = str(screenshot)
     except Exception as err:  # a closed page or browser: say so, the report still goes out
         return f"page unreadable: {err}"
-    return f"url: {page.url}\n" + "\n".join(f"{k}: {v}" for k, v in state.items())
+    said = [f"url: {page.url}", *(f"{k}: {v}" for k, v in state.items())]
+    said.append("tab bar (page ms, what it showed):")
+    said += [f"  {ms:8d}  {what}" for ms, what in tab_bar[-30:]]
+    if watch is not None:
+        said += ["websocket (test's clock):", watch.timeline.text()]
+    return "\n".join(said)
 
 
 # A page is still once its fonts are in and nothing in its DOM has changed for STILL_MS: how a

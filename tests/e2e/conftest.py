@@ -53,10 +53,11 @@ def pytest_runtest_makereport(item, call):
     report = yield
     funcargs = getattr(item, "funcargs", {})
     if report.failed and report.when == "call":
-        for n, page in enumerate(_pages(funcargs.values())):
+        for n, (page, watch) in enumerate(_pages(funcargs.values())):
             shot = Path(tempfile.gettempdir()) / "e2e-failures" / f"{_safe(item.nodeid)}-{n}.png"
             shot.parent.mkdir(exist_ok=True)
-            report.sections.append((f"page {n} at failure", harness.page_state(page, shot)))
+            state = harness.page_state(page, shot, watch)
+            report.sections.append((f"page {n} at failure", state))
     running = funcargs.get("server")
     if report.failed and running is not None and running.process.poll() is None:
         log = running.log()
@@ -67,14 +68,17 @@ def pytest_runtest_makereport(item, call):
 
 
 def _pages(values) -> list:
-    """The Playwright pages among a test's fixtures, also inside a (page, watch) pair."""
+    """The Playwright pages among a test's fixtures, each with its watch where it comes in a
+    (page, watch) pair (harness.watched_page), else None."""
     from playwright.sync_api import Page
 
     found = []
     for value in values:
-        for part in value if isinstance(value, tuple) else (value,):
+        parts = value if isinstance(value, tuple) else (value,)
+        watches = [part for part in parts if isinstance(part, harness.PageWatch)]
+        for part in parts:
             if isinstance(part, Page):
-                found.append(part)
+                found.append((part, watches[0] if watches else None))
     return found
 
 

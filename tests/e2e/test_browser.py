@@ -234,3 +234,26 @@ def test_the_server_tells_what_its_threads_are_doing(server):
     assert stacks.count("Thread 0x") >= 2, stacks[:2000]  # the server and its event loop at least
     assert "streamlit" in stacks and "Traceback" not in stacks
     assert server.process.poll() is None and harness._healthy(server.url)
+
+
+def test_a_failure_report_says_what_page_and_server_said(server, browser):
+    """A failed browser test reports the page's tab bar and websocket (harness.timeline, issue
+    68): after a click on the Model tab, both sides of that click are in the report."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page, watch = harness.watched_page(context)
+    page.goto(server.url)
+    harness.wait_drawn(page)
+    tabs = page.locator('[data-testid="stTab"]')
+    labels = tabs.all_inner_texts()
+    with harness.script_run(watch):
+        tabs.nth(labels.index("Model")).click()
+    harness.wait_idle(page)
+    report = harness.page_state(page, watch=watch)
+    context.close()
+    tab_bar = report[report.index("tab bar (page ms") : report.index("websocket (")]
+    said = report[report.index("websocket (") :]
+    assert f"{len(labels)} tabs, selected: Attention" in tab_bar
+    assert f"{len(labels)} tabs, selected: Model" in tab_bar
+    assert "browser: rerun ?" in said and "with tab=Model" in said, said
+    assert f"opening tab {labels.index('Model')}" in said, said
+    assert "server: the run ends (FINISHED_SUCCESSFULLY)" in said, said
