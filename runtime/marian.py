@@ -11,6 +11,7 @@ from pathlib import Path
 from model.tokenization import Tokenized
 
 from .loaded import ModelUnavailable
+from .smollm2 import readable
 
 SPACE = "\u2581"  # SentencePiece's mark of a word's start
 
@@ -67,7 +68,7 @@ class MarianTokenizer:
             if not 0 <= int(i) < len(self.itos):
                 raise IndexError(f"{i} is not an id of Marian's vocabulary")
             piece = self.itos[int(i)]
-            out.append(piece if piece in self.special else piece.replace(SPACE, " "))
+            out.append(piece if piece in self.special else readable(piece.replace(SPACE, " ")))
         return out
 
     def decode(self, ids: Iterable[int]) -> str:

@@ -175,8 +175,10 @@ def load_model(files: CachedFiles | None = None) -> tuple[CausalLM, dict[str, An
 
 def readable(piece: str) -> str:
     """A token as a reader sees it: its text, a newline as ↵ and a tab as ⇥ (a leading space
-    stays: it is how this tokenizer marks a word's start)."""
-    return piece.replace("\n", "↵").replace("\t", "⇥")
+    stays: it is how this tokenizer marks a word's start); a token of spaces alone shows each as
+    ␣, or its row and column in a heatmap would have no name."""
+    text = piece.replace("\n", "↵").replace("\t", "⇥")
+    return text if text.strip(" ") else text.replace(" ", "␣")
 
 
 class ByteLevelTokenizer:

@@ -184,3 +184,15 @@ def test_a_cache_folder_that_cannot_be_written_gives_a_message(tmp_path):
     with pytest.raises(ModelUnavailable, match="ATLAS_CACHE_DIR"):
         smollm2.load_model(smollm2.cached_files(blocked / "cache"))
     assert not list(tmp_path.glob("**/*.partial"))
+
+
+def test_a_token_is_shown_as_its_text_with_whitespace_made_visible():
+    """Written by hand: a word's leading space stays (how byte-level BPE marks a word's start),
+    a newline and a tab get a sign, and a token of spaces alone shows each one as ␣ (a blank
+    label would leave its heatmap row unnamed)."""
+    assert smollm2.readable(" small") == " small"
+    assert smollm2.readable("\n\n") == "↵↵"
+    assert smollm2.readable("\t") == "⇥"
+    assert smollm2.readable(" ") == "␣"
+    assert smollm2.readable("   ") == "␣␣␣"
+    assert smollm2.readable(" \n") == " ↵"
