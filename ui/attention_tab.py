@@ -220,17 +220,16 @@ def _chart(
     ctx: state.ViewContext,
     fig,
     key: str,
-    file_name: str,
     top_tokens=(),
     line_chars: int = 70,
     top_room: int | None = None,
     **options,
 ) -> None:
     """Wrap the title to the figure's width (a heatmap has done so itself) above the room its
-    top axis needs; a PNG button that names the file. `options` go to st.plotly_chart."""
+    top axis needs. `options` go to st.plotly_chart."""
     if not fig.layout.width:
         fit_title(fig, top_tokens, line_chars, top_room)
-    state.plot(fig, key=key, config=export.plotly_config(file_name), **options)
+    state.plot(fig, key=key, **options)
 
 
 def _downloads(ctx: state.ViewContext, file_name: str, kind: str, layers, heads) -> None:
@@ -314,7 +313,7 @@ def _draw_heatmap(ctx: state.ViewContext) -> None:
         "mean" if one_head is None else f"head{head + 1}"
     )
     with figure_slot:
-        _chart(ctx, fig, "attention_heatmap", name, top_tokens=ctx.trace.axis_tokens(kind)[1])
+        _chart(ctx, fig, "attention_heatmap", top_tokens=ctx.trace.axis_tokens(kind)[1])
     if kind == "decoder_self":
         st.caption(MASKED_EXPLANATION)
     if marks:
@@ -388,7 +387,6 @@ def _draw_overview(ctx: state.ViewContext) -> None:
         ctx,
         fig,
         "attention_overview",
-        name,
         top_tokens=fig.layout.xaxis.ticktext,
         on_select=partial(_open_clicked, "attention_overview", kind),
         selection_mode="points",
@@ -438,7 +436,6 @@ def _draw_find(ctx: state.ViewContext) -> None:
         ctx,
         fig,
         "find_head_grid",
-        name,
         on_select=partial(_open_clicked, "find_head_grid", kind),
         selection_mode="points",
     )
@@ -517,7 +514,7 @@ def _draw_links(ctx: state.ViewContext) -> None:
     fig = links_figure(trace, kind, layer, sorted(heads), focus, ctx.presentation, selection)
     name = f"{ctx.name}-{kind}-layer{layer + 1}-links"
     # The column headers "query" and "key" stand above the plot: a line and a half of room.
-    _chart(ctx, fig, "attention_links", name, top_room=round(2.6 * fig.layout.font.size))
+    _chart(ctx, fig, "attention_links", top_room=round(2.6 * fig.layout.font.size))
     bounds = [f"lines under {MIN_WEIGHT} are left out ({selection.dropped_light:,} of them)"]
     if selection.dropped_over_cap:
         bounds.append(
@@ -545,7 +542,7 @@ def _draw_breakdown(ctx: state.ViewContext) -> None:
     fig = breakdown_figure(trace, kind, layer, head, query, ctx.presentation)
     name = f"{ctx.name}-{kind}-layer{layer + 1}-head{head + 1}-query{query + 1}"
     # The panel titles ("query vector q", …) stand above the plot: a line of room for them.
-    _chart(ctx, fig, "attention_breakdown", name, top_room=round(1.6 * fig.layout.font.size))
+    _chart(ctx, fig, "attention_breakdown", top_room=round(1.6 * fig.layout.font.size))
     if kind == "decoder_self":
         st.caption("Later keys are masked (Section 3.2.3): they get no logit and weight 0.")
     if not ctx.presentation:
@@ -580,9 +577,9 @@ def _draw_decoding(ctx: state.ViewContext) -> None:
     # One under the other: side by side, both were too narrow for their labels on a laptop.
     st.markdown("**" + step_title(trace, step, escape_markdown) + "**")
     fig = step_figure(trace, layer, step, gold, ctx.presentation)
-    _chart(ctx, fig, "decoding_attention", name)
+    _chart(ctx, fig, "decoding_attention")
     top = alternatives_figure(trace, step, ctx.presentation)
-    _chart(ctx, top, "decoding_top", name + "-top")
+    _chart(ctx, top, "decoding_top")
     if gold is None:
         st.caption("No gold alignment: the corpus grammar does not cover this English sentence.")
     elif gold.exact:

@@ -410,8 +410,11 @@ def plot(figure, where=None, title_chars: int | None = None, **options) -> Any:
     column to that many characters a line. A heatmap's own width (`viz.style.grid_size`) is
     the least its cells need: `plot_row` keeps it, to lay comparisons side by side.
 
-    Under every figure: download it for slides (PNG, SVG) or as an interactive page."""
+    Under every figure: download it for slides (PNG, SVG) or as an interactive page. Plotly's
+    own toolbar is not shown: it lay over the right half of a figure's title, and the buttons
+    under the figure save it; dragging still zooms, a double click zooms back out."""
     options.setdefault("theme", None)
+    options["config"] = {"displayModeBar": False, **options.get("config", {})}
     options.setdefault("width", "stretch")
     if title_chars is not None:  # a figure in a column: its title wrapped to the column
         fit_title(figure, max_chars=title_chars)

@@ -68,14 +68,6 @@ def figure_html(fig: go.Figure) -> str:
     return fig.to_html(include_plotlyjs=True, full_html=True)
 
 
-def plotly_config(file_name: str) -> dict:
-    """Chart config: the toolbar's camera button saves a sharp PNG named after the view."""
-    return {
-        "toImageButtonOptions": {"format": "png", "filename": file_name, "scale": 2},
-        "displaylogo": False,
-    }
-
-
 # --- Slides: a figure as a 1920x1080 (16:9) PNG or an SVG, drawn by Plotly's Kaleido ---------
 
 SLIDE_WIDTH, SLIDE_HEIGHT = 1920, 1080

@@ -4,7 +4,8 @@ Plotly draws each figure as SVG; every piece of text (titles, tick labels, axis 
 and colour-bar text, annotations, numbers in heatmap cells) is a `<text>` element whose box the
 browser knows exactly, rotation included. From those boxes this module finds what a person in
 the back row would see as broken: two texts printed over each other, text cut off by the figure
-or by the page, text too small to read, and legends or colour bars covering text.
+or by the page, text too small to read, and legends, colour bars or Plotly's toolbar covering
+text.
 """
 
 from __future__ import annotations
@@ -93,6 +94,20 @@ PROBE = r"""
         if (overlap(texts[i].poly, texts[j].poly)) {
           problems.push({figure, kind: 'texts overlap', text: texts[i].text,
                          detail: `over "${texts[j].text}"`});
+        }
+      }
+    }
+    // Plotly's toolbar shows over the figure's top right on hover: it must not lie on the title
+    // (issue 66: it hid the end of "encoder-decoder (cross) attention" at both screen sizes).
+    const modebar = chart.querySelector('.modebar');
+    const toolbar = modebar && getComputedStyle(modebar).display !== 'none'
+      ? modebar.getBoundingClientRect() : null;
+    if (toolbar && toolbar.width > 0) {
+      const bar = [[toolbar.left, toolbar.top], [toolbar.right, toolbar.top],
+                   [toolbar.right, toolbar.bottom], [toolbar.left, toolbar.bottom]];
+      for (const t of texts) {
+        if (t.el.closest('.gtitle, .g-gtitle') && overlap(bar, t.poly)) {
+          problems.push({figure, kind: 'toolbar covers the title', text: t.text, detail: ''});
         }
       }
     }
