@@ -36,6 +36,15 @@ from .text import escape_markdown
 from .url import UrlKey, counted_list, parse_bool
 
 FIGURE_SHARE = 0.8  # of the page's width: the figure's column, beside the explanation
+# In presentation mode the column beside the figure holds the view and head selectors too: wide
+# enough for "encoder-decoder (cross) attention" at the lecture screen's font (321 px).
+PRESENTING_FIGURE_SHARE = 0.74
+
+
+def figure_share(presentation: bool) -> float:
+    return PRESENTING_FIGURE_SHARE if presentation else FIGURE_SHARE
+
+
 ALL_TOKENS = "all"  # the token-links focus that shows every token's lines
 
 VIEWS = {
@@ -155,17 +164,28 @@ def render(ctx: state.ViewContext) -> None:
     HIDE_SPECIAL.seed(False)
     if trace.system_length:  # a question to a chat model
         SHOW_SYSTEM.seed(False)
-    view = st.radio(
-        "View",
-        views,
-        format_func=VIEWS.get,
-        horizontal=True,
-        key=VIEW.name,
-        label_visibility="collapsed",
-    )
-    figure_column, text_column = st.columns([FIGURE_SHARE, 1 - FIGURE_SHARE])
+    if ctx.presentation:
+        # The figure column starts at the top of the panel, every control in the column beside
+        # it: a row of views and a row of selectors above it pushed a 12-word sentence's
+        # heatmap off the lecture screen (issue 66, item 3).
+        share = figure_share(True)
+        figure_column, text_column = st.columns([share, 1 - share])
+        view = text_column.selectbox("View", views, format_func=VIEWS.get, key=VIEW.name)
+    else:
+        view = st.radio(
+            "View",
+            views,
+            format_func=VIEWS.get,
+            horizontal=True,
+            key=VIEW.name,
+            label_visibility="collapsed",
+        )
+        figure_column, text_column = st.columns([FIGURE_SHARE, 1 - FIGURE_SHARE])
     with figure_column:
-        _DRAW[view](ctx)
+        if view == "heatmap":  # in presentation mode its selectors stand beside it, too
+            _draw_heatmap(ctx, text_column.container() if ctx.presentation else None)
+        else:
+            _DRAW[view](ctx)
     with text_column:
         shown = (controls.KIND.current(), controls.LAYER.current(), controls.HEAD.current())
         why = controls.why_this_head(ctx.loaded, ctx.presentation)
@@ -282,9 +302,13 @@ def _fold_system(ctx: state.ViewContext, where) -> bool:
     return not show
 
 
-def _draw_heatmap(ctx: state.ViewContext) -> None:
+def _draw_heatmap(ctx: state.ViewContext, controls_in=None) -> None:
+    """One head's heatmap; its selectors in a row above it, or stacked in `controls_in`."""
     kind, layer, head = controls.head_row(
-        ctx.trace, head_choice="one_or_mean", opening=controls.opening_head(ctx.loaded)
+        ctx.trace,
+        head_choice="one_or_mean",
+        opening=controls.opening_head(ctx.loaded),
+        stacked_in=controls_in,
     )
     # The figure first, its toggles in one row under it (read before it is drawn): above it they
     # pushed the opening heatmap's last rows off a laptop's first screen.
@@ -296,6 +320,7 @@ def _draw_heatmap(ctx: state.ViewContext) -> None:
     one_head = None if head == HEAD_MEAN else head
     reference = state.get_reference(ctx.name, ctx.text)
     marks = coreference_cells(ctx.trace, kind, reference)
+    column = round(state.main_width_px(ctx.presentation) * figure_share(ctx.presentation))
     fig = heatmap(
         ctx.trace,
         kind,
@@ -306,7 +331,8 @@ def _draw_heatmap(ctx: state.ViewContext) -> None:
         ctx.presentation,
         hidden,
         marks,
-        max_width=round(state.main_width_px(ctx.presentation) * FIGURE_SHARE),
+        max_width=column,
+        drawn_width=column,  # the figure is drawn across its column
         fold_system=fold,
     )
     name = f"{ctx.name}-{kind}-layer{layer + 1}-" + (

@@ -8,6 +8,7 @@ tab's layer in the model overview) seeds it without drawing it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 
 import streamlit as st
@@ -138,20 +139,25 @@ def head_row(
     layer_choice: bool = True,
     keys: tuple[UrlKey, UrlKey, UrlKey] = (KIND, LAYER, HEAD),
     opening: Head | None = None,
+    stacked_in=None,
 ):
     """A row of kind, layer and head selectors over `keys` (by default the KIND, LAYER and HEAD
     the Attention and Compare tabs share). `kinds` are the kinds offered (the trace's by
     default); with one, it is chosen without a selector. head_choice is "one", "one_or_mean" or
     "none". Views of every layer at once have no layer choice (layer_choice=False): the layer
     is then None. `opening` is what the selectors hold until the reader or a link chooses
-    (`opening_head`); else the first kind's layer 1, head 1."""
+    (`opening_head`); else the first kind's layer 1, head 1. `stacked_in`: a container (a
+    column beside the figure) to put the selectors in one under another instead of a row."""
     kind_key, layer_key, head_key = keys
     kinds = list(trace.kinds) if kinds is None else kinds
     shown = [len(kinds) > 1, layer_choice, head_choice != "none"]
-    # The selectors shown keep their widths, packed to the left; a spacer takes the rest.
-    widths = [width for width, on in zip(HEAD_ROW_COLUMNS, shown) if on]
-    spare = sum(HEAD_ROW_COLUMNS) - sum(widths)
-    columns = iter(st.columns(widths + [spare] if spare else widths))
+    if stacked_in is not None:
+        columns = itertools.repeat(stacked_in)
+    else:
+        # The selectors shown keep their widths, packed to the left; a spacer takes the rest.
+        widths = [width for width, on in zip(HEAD_ROW_COLUMNS, shown) if on]
+        spare = sum(HEAD_ROW_COLUMNS) - sum(widths)
+        columns = iter(st.columns(widths + [spare] if spare else widths))
     first_kind, first_layer, first_head = opening or (kinds[0], 0, 0)
     kind, layer, head = kinds[0], None, None
     if shown[0]:

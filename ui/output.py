@@ -25,11 +25,13 @@ def render(loaded: LoadedModel, trace: Trace, text: str, presentation: bool = Fa
     _downloads(heading, trace)
     if trace.output:
         # the output, its confidence and the switch for its bars on one line: the views below
-        # keep their room (a laptop's first screen shows the opening heatmap)
+        # keep their room (a laptop's first screen shows the opening heatmap). In presentation
+        # mode the confidence goes on the heading's line, which has room: beside a 12-word
+        # German sentence and its verdict it took a line of its own (issue 66, item 3).
         line = st.container(horizontal=True, vertical_alignment="center")
         line.markdown("#### Output: " + escape_markdown(trace.output))
         _verdict(loaded, trace, text, line)
-        _confidence(loaded, trace, text, presentation, line)
+        _confidence(loaded, trace, text, presentation, heading if presentation else line)
         if loaded.output_note:
             st.info(loaded.output_note)
         if trace.prompt_length:
@@ -70,8 +72,8 @@ def _typed_here() -> None:
 
 
 def _confidence(loaded: LoadedModel, trace: Trace, text: str, presentation: bool, line) -> None:
-    """The model's own confidence in what it wrote (on the output's `line`); the verdict beside
-    the output says when it is too low to trust (`_verdict`)."""
+    """The model's own confidence in what it wrote (on the output's `line`, or the heading's);
+    the verdict beside the output says when it is too low to trust (`_verdict`)."""
     sure = confidence(trace)
     if sure is None:
         return

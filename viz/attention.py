@@ -25,8 +25,10 @@ from .style import (
     grid_size,
     label_step,
     labels_lie_level,
+    presentation_rows,
     safe,
     safe_all,
+    top_label_angle,
 )
 
 # The overview draws layers × heads blocks; beyond this many tokens each cell would be
@@ -207,6 +209,7 @@ def heatmap(
     marks: Collection[tuple[int, int]] = (),
     max_width: int | None = None,
     fold_system: bool = False,
+    drawn_width: int | None = None,
 ) -> go.Figure:
     """Queries down, keys across. Causally masked cells are left empty (grey), not drawn as 0.
 
@@ -218,7 +221,9 @@ def heatmap(
     Tokens in `hidden` (e.g. [CLS], [SEP]) are left out and the rows renormalised, as the title says.
     `marks` (query, key) cells are outlined in red: the gold antecedent of a pronoun.
     `fold_system` draws a chat prompt's system turn (`trace.system_length` tokens) as one key
-    column of its summed weight, without its rows (`fold_prefix`).
+    column of its summed weight, without its rows (`fold_prefix`). `drawn_width`, where the page
+    is known to draw the figure that wide (across its column), tells whether the column labels
+    can be turned by 30° rather than upright (`top_label_angle`).
     """
     queries, keys = trace.axis_tokens(kind)
     weights = head_weights(trace, kind, layer, head)
@@ -289,7 +294,9 @@ def heatmap(
     size = grid_size(row_texts, len(keys), presentation)
     key_axis = token_axis("key (attended to)", k_labels, side="top")
     fit_width(size, key_axis, "key (attended to)", k_labels, row_texts, max_width, presentation)
-    level = labels_lie_level(key_axis["ticktext"], row_texts, size["width"], presentation)
+    angle = top_label_angle(
+        key_axis["ticktext"], row_texts, size["width"], drawn_width or size["width"], presentation
+    )
     apply_layout(
         fig,
         title,
@@ -303,7 +310,8 @@ def heatmap(
         fig.update_yaxes(
             title={"text": DECODER_ROWS_AXIS}, ticktext=decoder_row_labels(trace, kept_q)
         )
-    return fit_title(fig, keys, level=level)
+    fit_title(fig, keys, angle=angle)
+    return presentation_rows(fig, len(q_labels)) if presentation else fig
 
 
 def fit_width(
@@ -565,6 +573,8 @@ def token_heatmap(
     size = grid_size(row_tokens, len(columns), presentation)
     column_axis_layout = token_axis(column_axis, columns, side="top")
     fit_width(size, column_axis_layout, column_axis, columns, row_tokens, max_width, presentation)
+    # level or upright: a matrix beside another is drawn at a width this cannot know, and
+    # labels turned by 30° there met their neighbours
     level = labels_lie_level(
         column_axis_layout["ticktext"], row_tokens, drawn_width or size["width"], presentation
     )
@@ -576,4 +586,4 @@ def token_heatmap(
         xaxis=column_axis_layout,
         yaxis=token_axis(row_axis, rows, autorange="reversed"),
     )
-    return fit_title(fig, column_tokens, title_chars, level=level)
+    return fit_title(fig, column_tokens, title_chars, angle=0 if level else 90)

@@ -234,6 +234,30 @@ def text_width_fonts(text: str) -> float:
     )
 
 
+# Plotly turns a category axis's labels to the first of its autotickangles (0°, 30°, 90°) at
+# which neighbours do not meet: 30° once the columns are at least this many label lines apart
+# (plotly.js axes.js: |cos θ| <= spacing / hypot(spacing, 1.25 font sizes), so spacing >=
+# 1.25 font sizes / tan 30°).
+TURNED_30_FONTS = 1.25 / math.tan(math.radians(30))
+
+
+def top_label_angle(
+    labels: Sequence[str],
+    row_labels: Sequence[str],
+    least_width: float,
+    drawn_width: float,
+    presentation: bool,
+) -> int:
+    """The angle (0, 30 or 90°) a heatmap's column labels are drawn at: level where they lie
+    level at the least width the page draws it at (`labels_lie_level`), else 30° where the
+    columns at the width the page is laid out for are far enough apart (TURNED_30_FONTS), else
+    upright. `fit_title` makes room for that angle and the axis is set to it."""
+    if labels_lie_level(labels, row_labels, least_width, presentation):
+        return 0
+    cell = column_px(row_labels, len(labels), drawn_width, presentation)
+    return 30 if cell >= TURNED_30_FONTS * font_px(presentation) else 90
+
+
 def labels_lie_level(
     labels: Sequence[str], row_labels: Sequence[str], width: float, presentation: bool
 ) -> bool:
@@ -246,6 +270,32 @@ def labels_lie_level(
     cell = column_px(row_labels, len(labels), width, presentation)
     widths = [text_width_fonts(label) * font + 2 for label in labels]
     return all((a + b) / 2 <= cell for a, b in zip(widths, widths[1:]))
+
+
+# Presentation mode: the rows of a heatmap of tokens share this many px ...
+PRESENTATION_ROWS_PX = 460
+# ... but a row is never lower than a line of its labels (1.25 font sizes: 31.5 px), so that a
+# 12-word sentence's 16 rows of German pieces take 504 px and, below the page's heading,
+# output and tab bar and the figure's title and top labels, are whole on a 1080 px lecture
+# screen (issue 66, item 3); and never higher than a cell.
+ROW_LINE_FONTS = 1.25
+# Nothing stands below a heatmap whose column labels are at its top: Plotly's default bottom
+# margin (80 px) was a blank band.
+BOTTOM_PX = 16
+
+
+def presentation_rows(fig: go.Figure, n_rows: int) -> go.Figure:
+    """Size a heatmap's rows for the lecture screen (PRESENTATION_ROWS_PX) once its title and
+    top axis have their room (`fit_title`): the figure's height is its rows, its top margin
+    and BOTTOM_PX."""
+    font = font_px(True)
+    row = max(
+        ROW_LINE_FONTS * font,
+        min(CELL_PX * PRESENTATION_CELL_SCALE, PRESENTATION_ROWS_PX / max(n_rows, 1)),
+    )
+    top = fig.layout.margin.t or 0
+    fig.update_layout(margin={"b": BOTTOM_PX}, height=round(row * n_rows + top + BOTTOM_PX))
+    return fig
 
 
 def grid_size(
@@ -318,6 +368,8 @@ def _title_lines(title: str, width: int) -> list[str]:
 # line of labels with their gaps (measured in Chromium: the axis title's top stands 4.4-4.7 font
 # sizes above the plot, at 1280 px and in presentation mode at 1920).
 LEVEL_AXIS_FONTS = 4.9
+# A turned label's rise (its length × sin of its angle) that the level axis's room already holds.
+TURNED_RISE_FONTS = 1.5
 
 
 def fit_title(
@@ -325,17 +377,18 @@ def fit_title(
     top_axis_tokens: Sequence[str] = (),
     max_chars: int = TITLE_LINE_CHARS,
     top_room: int | None = None,
-    level: bool = False,
+    angle: int = 90,
 ) -> go.Figure:
     """Wrap the title into as few lines as fit (at " · ", else at spaces) and make room for it
     at the top.
 
     Plotly neither wraps titles nor leaves room for a title of several lines above a token axis
     drawn at the top, so the top margin is computed here from the line count and the tokens
-    (turned by 45°), or is given as `top_room` pixels for what else stands above the plot.
-    Tokens known to lie `level` (`labels_lie_level`) take a line's height only: the margin and
-    the figure are both shorter by the rest, so the plot keeps its size, no blank band parts
-    it from its title, and a laptop's first screen shows more of it.
+    (upright), or is given as `top_room` pixels for what else stands above the plot. Tokens
+    known to be drawn at a smaller `angle` (`top_label_angle`: 0 level, or 30°) take only the
+    height they need at that angle, and the axis is set to it: the margin and the figure are
+    both shorter by the rest, so the plot keeps its size, no blank band parts it from its
+    title, and a first screen shows more of it.
     """
     title_size = fig.layout.title.font.size
     if fig.layout.width:  # a figure of known width: as many characters as fit in it
@@ -351,11 +404,20 @@ def fit_title(
     if top_axis_tokens:
         # Axis title plus tick labels, which Plotly may turn upright: up to CHAR_WIDTH font sizes
         # of height per character.
-        longest = min(max(len(token) for token in top_axis_tokens), 24)
-        axis_room = round(fig.layout.font.size * (3.2 + CHAR_WIDTH * longest))
-        if level:
-            saved = max(0, axis_room - round(fig.layout.font.size * LEVEL_AXIS_FONTS))
+        longest = CHAR_WIDTH * min(max(len(token) for token in top_axis_tokens), 24)
+        font = fig.layout.font.size
+        axis_room = round(font * (3.2 + longest))
+        if angle != 90:
+            # Turned by 30°, Plotly sets each label beside its tick more than above it: the
+            # axis title's top stood 4.8 font sizes above the plot for 8-letter words (measured
+            # in Chromium, presentation mode at 1920), about a level axis's room: that room and
+            # the part of a longer label's rise past 1.5 font sizes.
+            rise = longest * math.sin(math.radians(angle))
+            need = LEVEL_AXIS_FONTS + max(0.0, rise - TURNED_RISE_FONTS)
+            saved = max(0, axis_room - round(font * need))
             axis_room -= saved
+            if angle:  # turned as foreseen; level labels stay Plotly's to turn if they must
+                fig.update_xaxes(tickangle=-angle)
     fig.update_layout(
         title={
             "text": "<br>".join(lines),

@@ -79,19 +79,57 @@ def test_labels_lie_level_only_where_neighbours_leave_each_other_room():
 
 
 def test_level_labels_shorten_the_margin_and_the_figure_alike():
-    """The room fit_title keeps above a top axis of level labels is shorter, and the figure by
-    as much: the plot between the margins keeps its height."""
-    tokens = ["The", "small", "dog", "sees"]
+    """The room fit_title keeps above a top axis of level or 30°-turned labels is shorter than
+    for upright ones, level shortest, and the figure by as much: the plot between the margins
+    keeps its height; the axis is set to 30° where the room was made for that."""
+    tokens = ["The", "small", "dog", "sees", "children"]
 
-    def fitted(level):
+    def fitted(angle):
         fig = go.Figure(go.Heatmap(z=[[0, 1]]))
         style.apply_layout(fig, "a title", height=400)
         fig.update_xaxes(side="top")
-        return style.fit_title(fig, tokens, level=level)
+        return style.fit_title(fig, tokens, angle=angle)
 
-    upright, level = fitted(False), fitted(True)
-    assert level.layout.margin.t < upright.layout.margin.t
-    assert upright.layout.height - level.layout.height == (
-        upright.layout.margin.t - level.layout.margin.t
-    )
+    upright, turned, level = fitted(90), fitted(30), fitted(0)
+    assert level.layout.margin.t < turned.layout.margin.t < upright.layout.margin.t
+    for shorter in (turned, level):
+        assert upright.layout.height - shorter.layout.height == (
+            upright.layout.margin.t - shorter.layout.margin.t
+        )
     assert level.layout.margin.t >= round(style.FONT_SIZE * 4.4) + round(1.3 * style.TITLE_SIZE)
+    assert (upright.layout.xaxis.tickangle, turned.layout.xaxis.tickangle) == (None, -30)
+    assert level.layout.xaxis.tickangle is None  # Plotly still turns them where they must
+
+
+def test_labels_are_turned_30_degrees_as_plotly_turns_them():
+    """Plotly.js (src/plots/cartesian/axes.js, autoTickAngles) takes the first angle θ of 0, 30,
+    90 with |cos θ| <= spacing / hypot(spacing, 1.25 × font size): 30° once the columns are
+    1.25 × font / tan 30° apart, else 90°. Checked here at columns just wider and just narrower
+    than that, written from the formula, not from the code under test."""
+    rows = ["a row"]
+    font = style.font_px(False)
+    least = 1.25 * font / math.tan(math.radians(30))  # 38.97 px at 18 px
+    rooms = style.row_label_room(rows, False) + style.colorbar_room(False)
+    labels = ["children"] * 10  # too long to lie level in columns this narrow
+
+    def angle(column_px):
+        width = column_px * len(labels) + rooms
+        return style.top_label_angle(labels, rows, width, width, presentation=False)
+
+    assert angle(least + 1) == 30
+    assert angle(least - 1) == 90
+    short = ["a"] * 10
+    width = 40 * len(short) + rooms
+    assert style.top_label_angle(short, rows, width, width, presentation=False) == 0
+
+
+def test_presentation_rows_fit_a_twelve_word_sentence_on_the_lecture_screen():
+    """In presentation mode a heatmap's rows share 460 px, a row never lower than a line of its
+    labels (1.25 × the 25.2 px font: a 12-word sentence's 16 rows of German pieces take 504 px)
+    nor higher than a cell (34 × 1.25 px), and nothing is below the plot but 16 px."""
+    for n_rows, row in ((16, 31.5), (8, 42.5), (40, 31.5)):
+        fig = go.Figure(go.Heatmap(z=[[0, 1]]))
+        fig.update_layout(margin={"t": 200})
+        style.presentation_rows(fig, n_rows)
+        assert fig.layout.margin.b == 16
+        assert fig.layout.height == round(row * n_rows + 200 + 16)
