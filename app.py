@@ -82,7 +82,11 @@ st.html(f"<style>{PAGE_CSS.read_text()}</style>")
 if presentation:
     st.html(f"<style>{PRESENTATION_CSS.read_text()}</style>")
 
-loading = st.empty()  # a bar while a model found on this machine loads (a big one takes minutes)
+# Everything above the tab bar goes in one container, so the tab bar stands at the same place
+# in the page whatever the model and its run draw (a spinner, an output line, notices). When
+# it moved (a scene switching from the translator to MiniLM), the browser built it anew, one tab
+# at a time, and did not open the tab the server chose: the scene's tab stayed empty (issue 68).
+page_top = st.container()
 
 
 def _loading(fraction: float, what: str) -> None:
@@ -91,58 +95,60 @@ def _loading(fraction: float, what: str) -> None:
     )
 
 
-try:
-    state.load_with_progress(name, _loading)
-    loading.empty()
-    loaded = state.get_model(name)
-except (ModelUnavailable, WeightsError) as err:
-    loading.empty()
-    st.error(f"{MODELS[name].label} cannot be used here: {err}")
-    st.info("Choose another model in the sidebar.")
-    url.mirror()
-    st.stop()
+with page_top:
+    loading = st.empty()  # a bar while a model found here loads (a big one takes minutes)
 
-decoding = "greedy"
-if loaded.model.config.is_encoder_decoder:
-    url.DECODING.seed("greedy", valid=lambda v: v in ("greedy", "beam"))
-    decoding = st.sidebar.radio(
-        "Decoding",
-        ["greedy", "beam"],
-        format_func={"greedy": "greedy", "beam": "beam search (4 beams, α=0.6)"}.get,
-        key=url.DECODING.name,
-    )
+    try:
+        state.load_with_progress(name, _loading)
+        loading.empty()
+        loaded = state.get_model(name)
+    except (ModelUnavailable, WeightsError) as err:
+        loading.empty()
+        st.error(f"{MODELS[name].label} cannot be used here: {err}")
+        st.info("Choose another model in the sidebar.")
+        url.mirror()
+        st.stop()
 
-answer_tokens, cost = None, None
-if is_language_model(loaded):
-    # How long an answer may be, and what that costs on this server (issue 66, item 5: answers
-    # stopped at 32 tokens mid-sentence with no way to read on).
-    limit = new_token_limit()
-    choices = answer_choices(limit)
-    answer_tokens = choices[0]  # a deployment's limit under the shortest choice: no choice
-    if len(choices) > 1:
-        url.ANSWER.seed(default_answer(limit), valid=lambda v: v in choices)
-        answer_tokens = answer_slot.select_slider(
-            "Longest answer (tokens)",
-            choices,
-            key=url.ANSWER.name,
-            help="The model stops earlier where its answer ends; each token is one more step "
-            "of the model, so a longer answer takes longer to write.",
+    decoding = "greedy"
+    if loaded.model.config.is_encoder_decoder:
+        url.DECODING.seed("greedy", valid=lambda v: v in ("greedy", "beam"))
+        decoding = st.sidebar.radio(
+            "Decoding",
+            ["greedy", "beam"],
+            format_func={"greedy": "greedy", "beam": "beam search (4 beams, α=0.6)"}.get,
+            key=url.DECODING.name,
         )
-    cost = answer_slot.empty()
 
-try:
-    trace = state.get_trace(name, text, decoding=decoding, answer_tokens=answer_tokens)
-except InputError as err:
-    st.warning(str(err))
-    url.keep_undrawn()
-    url.mirror()
-    st.stop()
-if cost is not None:
-    said = answer_cost(trace, max(choices))
-    if said:
-        cost.caption(said)
+    answer_tokens, cost = None, None
+    if is_language_model(loaded):
+        # How long an answer may be, and what that costs on this server (issue 66, item 5: answers
+        # stopped at 32 tokens mid-sentence with no way to read on).
+        limit = new_token_limit()
+        choices = answer_choices(limit)
+        answer_tokens = choices[0]  # a deployment's limit under the shortest choice: no choice
+        if len(choices) > 1:
+            url.ANSWER.seed(default_answer(limit), valid=lambda v: v in choices)
+            answer_tokens = answer_slot.select_slider(
+                "Longest answer (tokens)",
+                choices,
+                key=url.ANSWER.name,
+                help="The model stops earlier where its answer ends; each token is one more step "
+                "of the model, so a longer answer takes longer to write.",
+            )
+        cost = answer_slot.empty()
 
-output.render(loaded, trace, text, presentation)
+    try:
+        trace = state.get_trace(name, text, decoding=decoding, answer_tokens=answer_tokens)
+    except InputError as err:
+        st.warning(str(err))
+        url.keep_undrawn()
+        url.mirror()
+        st.stop()
+    if cost is not None:
+        said = answer_cost(trace, max(choices))
+        if said:
+            cost.caption(said)
+    output.render(loaded, trace, text, presentation)
 
 # Each tab's render(ctx) draws it; the keys it seeds are mirrored in the URL. Only the open tab
 # runs (lazy tabs), so a change in one view does not redraw the others. A language model

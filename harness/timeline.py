@@ -65,6 +65,14 @@ class Timeline:
     def _note(self, what: str) -> None:
         self.entries.append(f"{time.monotonic() - self.started:8.3f} s  {what}")
 
+    def tab_bar_paths(self) -> list[str]:
+        """Where in the page each tab bar the server drew stood, in order (e.g. "[0, 1]")."""
+        return [
+            line.split("tab bar at ")[1].split("]")[0] + "]"
+            for line in self.entries
+            if "tab bar at " in line
+        ]
+
     def text(self) -> str:
         return "\n".join(self.entries) or "(nothing heard)"
 

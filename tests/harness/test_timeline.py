@@ -64,3 +64,10 @@ def test_the_timeline_keeps_order_and_its_length():
     ping.app_heartbeat = True
     timeline.sent(ping.SerializeToString())
     assert timeline.text().splitlines()[-1].endswith("opening tab 299")
+
+
+def test_where_each_tab_bar_stood():
+    timeline = Timeline()
+    for path in ([0, 3], [0, 2], [0, 2]):
+        timeline.received(_tab_bar(path, 1))
+    assert timeline.tab_bar_paths() == ["[0, 3]", "[0, 2]", "[0, 2]"]
