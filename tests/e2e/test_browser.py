@@ -252,7 +252,6 @@ def test_a_failure_report_says_what_page_and_server_said(server, browser):
     context.close()
     tab_bar = report[report.index("tab bar (page ms") : report.index("websocket (")]
     said = report[report.index("websocket (") :]
-    assert f"{len(labels)} tabs, selected: Attention" in tab_bar
     assert f"{len(labels)} tabs, selected: Model" in tab_bar
     assert "browser: rerun ?" in said and "with tab=Model" in said, said
     assert f"opening tab {labels.index('Model')}" in said, said
